@@ -1,0 +1,33 @@
+"""Chunking Lab engine: parse, chunk, index, retrieve, assemble and score. No UI code here.
+
+>>> from lab import load_corpus, LabConfig, run_lab
+>>> corpus = load_corpus("data/handbook.md", "data/handbook_qe.json")
+>>> result = run_lab(corpus, LabConfig(size=450, budget=120, split="test"))
+"""
+
+from .chunkers import CHUNKERS, Chunk
+from .corpus import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, InputError, Question, build_corpus, load_corpus
+from .index import Index, build_index
+from .metrics import DIAGNOSES, EXPLAIN
+from .parse import Document, parse_document
+from .retrieve import MODES
+from .run import (
+    DEFAULT_BUDGETS,
+    DEFAULT_SIZES,
+    SPLITS,
+    Explanation,
+    LabConfig,
+    LabResult,
+    Run,
+    SweepResult,
+    explain,
+    run_lab,
+    sweep,
+)
+
+__all__ = [
+    "CHUNKERS", "DEFAULT_BUDGETS", "DEFAULT_SIZES", "DIAGNOSES", "EXPLAIN", "MAX_DOCUMENT_CHARS",
+    "MAX_QE_CHARS", "MODES", "SPLITS", "Chunk", "Corpus", "CorpusError", "Document", "Explanation",
+    "Index", "InputError", "LabConfig", "LabResult", "Question", "Run", "SweepResult", "build_corpus",
+    "build_index", "explain", "load_corpus", "parse_document", "run_lab", "sweep",
+]

@@ -1,0 +1,90 @@
+"""Chunkers: one file each, one signature, one registry (:data:`CHUNKERS`)."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from ..parse import Document
+from . import qes_dp, qes_greedy, structure, windows  # noqa: F401  (register the chunkers)
+from .base import CHUNKERS, REFERENCE_CHARS, REFERENCE_MARK, Chunk, ChunkerSpec, Plan, Training
+
+__all__ = ["CHUNKERS", "Chunk", "ChunkerSpec", "Plan", "Training", "chunk_document"]
+
+
+def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
+    """Provisions owning a unit that overlaps ``[start, end)``, in document order."""
+    found: list[int] = []
+    first = doc.unit_at(start)
+    stop = bisect_left(doc.unit_starts, end)
+    for u in doc.units[first:stop]:
+        if u.end > start and u.provision >= 0 and (not found or found[-1] != u.provision):
+            found.append(u.provision)
+    return tuple(dict.fromkeys(found))
+
+
+def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
+    """Targets of the cross-references inside ``[start, end)``, first mention first."""
+    return tuple(dict.fromkeys(r.target for r in doc.references if start <= r.start < end))
+
+
+def reference_excerpt(doc: Document, provision: int, limit: int = REFERENCE_CHARS) -> tuple[int, int] | None:
+    """Up to ``limit`` characters of a provision's body, cut back to a word boundary."""
+    span = doc.body_span(doc.provisions[provision])
+    if span is None:
+        return None
+    start, end = span
+    if end - start > limit:
+        cut = doc.text.rfind(" ", start, start + limit + 1)
+        end = cut if cut > start else start + limit
+        while end > start and doc.text[end - 1].isspace():
+            end -= 1
+    return start, end
+
+
+def chunk_document(
+    doc: Document,
+    doc_index: int,
+    chunker: str,
+    size: int,
+    overlap: int,
+    training: Training,
+    *,
+    headers: bool = False,
+    resolve_refs: bool = True,
+    first_id: int = 0,
+) -> tuple[list[Chunk], Plan]:
+    """Chunk one document with a registered chunker and build each chunk's delivered text."""
+    plan = CHUNKERS[chunker].plan(doc, size, overlap, training, resolve_refs)
+    text = doc.text
+    provisions = doc.provisions
+    chunks = []
+    for k, (start, end) in enumerate(plan.bodies):
+        touched = touched_provisions(doc, start, end)
+        named = tuple(p for p in touched if provisions[p].path) if plan.path_prefix or headers else ()
+        prefix = "".join(f"[{provisions[p].path}] " for p in named)
+        cites = cited_provisions(doc, start, end)
+        parts = [prefix + text[start:end]]
+        source = [(start, end)]
+        if plan.resolve_refs:
+            for target in cites:
+                excerpt = reference_excerpt(doc, target)
+                if excerpt is None:
+                    continue
+                p = provisions[target]
+                parts.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0]:excerpt[1]]}")
+                source.append(excerpt)
+        body = " ".join(parts)
+        chunks.append(
+            Chunk(
+                id=f"{chunker}-{first_id + k}",
+                doc=doc_index,
+                text=body,
+                source=tuple(source),
+                prefix=prefix,
+                provisions=touched,
+                prefix_provisions=named,
+                cites=cites,
+                words=len(body.split()),
+            )
+        )
+    return chunks, plan

@@ -1,0 +1,134 @@
+"""The chunk contract shared by every chunker, and the registry that names them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..parse import Document
+
+REFERENCE_CHARS = 320
+REFERENCE_MARK = "\u21b3"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A retrievable piece of a document.
+
+    ``source`` lists the ``[start, end)`` ranges of the document whose text ``text`` contains:
+    first the body, then any resolved reference text. ``text[len(prefix):]`` starts with
+    ``document.text[source[0][0]:source[0][1]]``. ``words`` counts whitespace-separated words of
+    ``text`` (prefix and references included): it is what the context budget counts.
+    """
+
+    id: str
+    doc: int
+    text: str
+    source: tuple[tuple[int, int], ...]
+    prefix: str
+    provisions: tuple[int, ...]  # provisions the body touches
+    prefix_provisions: tuple[int, ...]  # provisions named in the prefix
+    cites: tuple[int, ...]  # provisions the body cites (resolved cross-references)
+    words: int
+
+    @property
+    def start(self) -> int:
+        return self.source[0][0]
+
+    @property
+    def end(self) -> int:
+        return self.source[0][1]
+
+    @property
+    def body_chars(self) -> int:
+        return self.source[0][1] - self.source[0][0]
+
+
+@dataclass(frozen=True, slots=True)
+class Training:
+    """Training evidence of one document: per question, the unit ranges ``(first, last)`` of its spans."""
+
+    questions: tuple[tuple[tuple[int, int], ...], ...] = ()
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """Distinct evidence spans, in unit terms."""
+        return tuple(sorted({s for q in self.questions for s in q}))
+
+    @property
+    def groups(self) -> tuple[tuple[int, int], ...]:
+        """For each multi-evidence question, the unit range its whole evidence needs."""
+        return tuple(
+            (min(s[0] for s in q), max(s[1] for s in q)) for q in self.questions if len(q) > 1
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a chunker decides: body ranges in document order, plus anything it reports."""
+
+    bodies: tuple[tuple[int, int], ...]
+    objective: float | None = None
+    path_prefix: bool = False  # structure chunks always carry their heading path
+    resolve_refs: bool = False  # structure chunks append referenced provisions' text
+
+
+@dataclass(frozen=True)
+class ChunkerSpec:
+    name: str
+    label: str
+    description: str
+    plan: Callable[[Document, int, int, Training, bool], Plan] = field(repr=False)
+    supervised: bool = False
+    order: int = 0
+
+
+CHUNKERS: dict[str, ChunkerSpec] = {}
+
+
+def register(name: str, label: str, description: str, *, order: int, supervised: bool = False):
+    """Register a planner ``plan(doc, size, overlap, training, resolve_refs) -> Plan``.
+
+    ``order`` places the chunker in listings (simplest first)."""
+
+    def wrap(fn):
+        CHUNKERS[name] = ChunkerSpec(name, label, description, fn, supervised, order)
+        ordered = sorted(CHUNKERS.values(), key=lambda spec: spec.order)
+        CHUNKERS.clear()
+        CHUNKERS.update((spec.name, spec) for spec in ordered)
+        return fn
+
+    return wrap
+
+
+def unit_span(doc: Document, first: int, stop: int) -> tuple[int, int]:
+    """Character range covered by units ``first..stop-1``."""
+    return doc.units[first].start, doc.units[stop - 1].end
+
+
+def pack_units(doc: Document, first: int, stop: int, size: int, overlap: int = 0) -> list[tuple[int, int]]:
+    """Pack whole units ``first..stop-1`` into runs spanning at most ``size`` characters.
+
+    When the next unit does not fit, the run closes and the next one starts with the closing run's
+    trailing units whose joined span stays within ``overlap`` (when the next unit still fits after
+    them). A unit longer than ``size`` forms a run alone. Returns unit index ranges ``(a, b)``.
+    """
+    units = doc.units
+    runs: list[tuple[int, int]] = []
+    a = first
+    i = first
+    while i < stop:
+        if i > a and units[i].end - units[a].start > size:
+            runs.append((a, i))
+            b = i
+            if overlap > 0:
+                while b - 1 > a and units[i - 1].end - units[b - 1].start <= overlap:
+                    b -= 1
+                if b < i and units[i].end - units[b].start > size:
+                    b = i
+            a = b
+            continue
+        i += 1
+    if a < stop:
+        runs.append((a, stop))
+    return runs

@@ -1,0 +1,67 @@
+"""QESChunker, exact: the segmentation into contiguous chunks that maximises evidence utility.
+
+Zhao et al., "QESChunker: A Single Objective Unifies Overlapping and Non-Overlapping Chunking
+for RAG" (2026). ``u(j, i) = #spans inside [j, i) + #multi-evidence questions whole inside - mu``
+and ``best[i] = max_{j < i, span(j, i) <= L} best[j] + u(j, i)``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from ..parse import Document
+from .base import Plan, Training, register, unit_span
+
+MU = 0.05
+
+
+def items_by_first(training: Training, n: int) -> list[list[int]]:
+    """For each unit j, the sorted last units of evidence items (spans, question groups) starting at j."""
+    buckets: list[list[int]] = [[] for _ in range(n)]
+    for first, last in (*training.spans, *training.groups):
+        if 0 <= first < n:
+            buckets[first].append(last)
+    for b in buckets:
+        b.sort()
+    return buckets
+
+
+def segment(doc: Document, size: int, training: Training, mu: float = MU) -> tuple[list[tuple[int, int]], float]:
+    """Optimal unit segmentation ``[(j, i), ...]`` and its objective value."""
+    units = doc.units
+    n = len(units)
+    if n == 0:
+        return [], 0.0
+    buckets = items_by_first(training, n)
+    best = [0.0] + [float("-inf")] * n
+    arg = [0] * (n + 1)
+    for i in range(1, n + 1):
+        end = units[i - 1].end
+        inside = 0
+        for j in range(i - 1, -1, -1):
+            if end - units[j].start > size and j < i - 1:
+                break
+            if buckets[j]:
+                inside += bisect_left(buckets[j], i)
+            value = best[j] + inside - mu
+            if value > best[i]:
+                best[i], arg[i] = value, j
+    cuts = []
+    i = n
+    while i > 0:
+        cuts.append((arg[i], i))
+        i = arg[i]
+    return cuts[::-1], best[n]
+
+
+@register(
+    "qes-dp",
+    "QES exact (DP)",
+    "Trained on train questions: the cut points that keep the most evidence intact, found exactly "
+    "by dynamic programming.",
+    order=4,
+    supervised=True,
+)
+def qes_dp(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
+    runs, objective = segment(doc, size, training)
+    return Plan(tuple(unit_span(doc, a, b) for a, b in runs), objective=round(objective, 6))

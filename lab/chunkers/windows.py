@@ -1,0 +1,33 @@
+"""Window chunkers: fixed character windows and sentence windows."""
+
+from __future__ import annotations
+
+from ..parse import Document
+from .base import Plan, Training, pack_units, register, unit_span
+
+
+@register("fixed", "Fixed window", "Windows of L characters, step L - overlap, cut mid-word by design.", order=1)
+def fixed(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
+    n = len(doc.text)
+    step = size - overlap
+    bodies = []
+    start = 0
+    while True:
+        end = min(start + size, n)
+        bodies.append((start, end))
+        if end >= n:
+            break
+        start += step
+    return Plan(tuple(bodies))
+
+
+@register(
+    "sentence",
+    "Sentence window",
+    "Whole sentences packed up to L characters; the next window starts with up to `overlap` "
+    "characters of the previous one's trailing sentences.",
+    order=2,
+)
+def sentence(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
+    runs = pack_units(doc, 0, len(doc.units), size, overlap)
+    return Plan(tuple(unit_span(doc, a, b) for a, b in runs))

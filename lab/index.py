@@ -1,0 +1,111 @@
+"""Chunk a corpus once per configuration and index it for retrieval."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .bm25 import BM25
+from .chunkers import CHUNKERS, Chunk, Training, chunk_document
+from .corpus import Corpus
+from .graph import ChunkGraph, build_graph
+from .text import tokenize
+
+DEFAULT_OVERLAP = 50
+
+
+def check_chunking(chunker: str, size: int, overlap: int) -> None:
+    """Validate chunking parameters early, naming what is allowed."""
+    if chunker not in CHUNKERS:
+        raise ValueError(f"unknown chunker {chunker!r}; choose one of {', '.join(CHUNKERS)}")
+    if not isinstance(size, int) or size < 20:
+        raise ValueError(f"size must be a whole number of characters >= 20, got {size!r}")
+    if not isinstance(overlap, int) or not 0 <= overlap < size:
+        raise ValueError(f"overlap must be a whole number from 0 to size - 1 ({size - 1}), got {overlap!r}")
+
+
+def training_for(corpus: Corpus, doc: int) -> Training:
+    """Evidence of the corpus's train questions on document ``doc``, in unit terms."""
+    return Training(
+        tuple(tuple((e.first, e.last) for e in q.evidence) for q in corpus.split("train") if q.doc == doc)
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Index:
+    """The chunks of one chunker over a corpus, with BM25 and (on demand) the chunk graph."""
+
+    corpus: Corpus = field(repr=False)
+    chunker: str
+    size: int
+    overlap: int
+    headers: bool
+    resolve_refs: bool
+    chunks: tuple[Chunk, ...] = field(repr=False)
+    objective: float | None
+    bm25: BM25 = field(repr=False)
+
+    @cached_property
+    def words(self) -> np.ndarray:
+        return np.fromiter((c.words for c in self.chunks), dtype=np.int64, count=len(self.chunks))
+
+    @cached_property
+    def graph(self) -> ChunkGraph:
+        return build_graph(self.chunks, self.corpus.documents, self.bm25.matrix, self.resolve_refs)
+
+    @cached_property
+    def holders(self) -> dict[tuple[int, int], np.ndarray]:
+        """Chunks holding each evidence span whole, keyed by ``(doc, start, end)`` span."""
+        by_doc: dict[int, list[tuple[int, int, int]]] = {}
+        for k, c in enumerate(self.chunks):
+            for s, e in c.source:
+                by_doc.setdefault(c.doc, []).append((s, e, k))
+        tables = {}
+        for doc, ranges in by_doc.items():
+            ranges.sort()
+            longest = max(e - s for s, e, _ in ranges)
+            tables[doc] = (ranges, [s for s, _, _ in ranges], longest)
+        found: dict[tuple[int, int], np.ndarray] = {}
+        for q in self.corpus.questions:
+            for ev in q.evidence:
+                key = (ev.doc, ev.start, ev.end)
+                if key in found:
+                    continue
+                ranges, starts, longest = tables.get(ev.doc, ([], [], 0))
+                hi = bisect_right(starts, ev.start)
+                lo = bisect_right(starts, ev.end - longest - 1)
+                ks = sorted({k for s, e, k in ranges[lo:hi] if e >= ev.end})
+                found[key] = np.asarray(ks, dtype=np.int64)
+        return found
+
+    def holding(self, ev) -> np.ndarray:
+        """Indices of chunks one of whose source ranges contains evidence ``ev``."""
+        return self.holders[(ev.doc, ev.start, ev.end)]
+
+
+def build_index(
+    corpus: Corpus,
+    chunker: str,
+    size: int,
+    *,
+    overlap: int = DEFAULT_OVERLAP,
+    headers: bool = False,
+    resolve_refs: bool = True,
+) -> Index:
+    """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25."""
+    check_chunking(chunker, size, overlap)
+    chunks: list[Chunk] = []
+    objective = None
+    for d, doc in enumerate(corpus.documents):
+        made, plan = chunk_document(
+            doc, d, chunker, size, overlap, training_for(corpus, d),
+            headers=headers, resolve_refs=resolve_refs, first_id=len(chunks),
+        )
+        chunks.extend(made)
+        if plan.objective is not None:
+            objective = (objective or 0.0) + plan.objective
+    bm25 = BM25([tokenize(c.text) for c in chunks])
+    return Index(corpus, chunker, size, overlap, headers, resolve_refs, tuple(chunks), objective, bm25)

@@ -1,0 +1,212 @@
+"""Score assembled contexts: partial and complete evidence recall, ranking metrics, index
+statistics, and a diagnosis for every evidence span that missed the context."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .assemble import Context
+from .corpus import Question
+from .index import Index
+from .retrieve import Ranking
+
+KS = (3, 5, 10)
+
+NOT_INTACT = "not intact"
+NOT_RANKED = "not ranked"
+DIAGNOSES = (NOT_INTACT, NOT_RANKED, "over budget", "near-duplicate", "below the cut")
+EXPLAIN = {
+    NOT_INTACT: "no chunk holds this evidence whole: the chunker cut it apart",
+    NOT_RANKED: "the chunks holding it never scored for this question",
+    "over budget": "a chunk holding it was offered but did not fit the words left in the budget",
+    "near-duplicate": "a chunk holding it was skipped as a near-duplicate of the context",
+    "below the cut": "a chunk holding it was ranked, but the budget filled before its turn",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    chunk: str
+    rank: int
+    words: int
+    source: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceResult:
+    span: tuple[int, int]
+    in_context: bool
+    diagnosis: str | None
+    rank: int | None  # rank of the best-ranked chunk holding it, if any was offered
+    doc: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResult:
+    id: str
+    split: str
+    partial: bool
+    complete: bool
+    context: tuple[Pick, ...]
+    evidence: tuple[EvidenceResult, ...]
+    words: int
+    recall_at: dict[int, float] = field(default_factory=dict)
+    precision_at: dict[int, float] = field(default_factory=dict)
+    reciprocal_rank: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        return "complete" if self.complete else "partial" if self.partial else "miss"
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    questions: int
+    partial: float
+    complete: float
+    gap: float
+    mean_context_words: float
+    mean_chunks: float
+    recall_at: dict[int, float]
+    precision_at: dict[int, float]
+    mrr: float
+
+    def as_dict(self) -> dict:
+        out = {
+            "questions": self.questions,
+            "partial": self.partial,
+            "complete": self.complete,
+            "gap": self.gap,
+            "mean_context_words": self.mean_context_words,
+            "mean_chunks": self.mean_chunks,
+        }
+        out.update({f"recall@{k}": v for k, v in self.recall_at.items()})
+        out.update({f"precision@{k}": v for k, v in self.precision_at.items()})
+        out["mrr"] = self.mrr
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    chunks: int
+    mean_chars: float
+    max_chars: int
+    index_ratio: float  # characters of chunk text / characters of the corpus
+    evidence_intact: float  # share of evidence spans that some chunk holds whole
+    heading_starts: float  # share of chunks that start at a heading
+    over_size: int  # chunks whose body exceeds the size limit (a single long unit)
+    over_budget: int  # chunks longer than the budget in words: they can never be retrieved
+    objective: float | None
+
+    def as_dict(self) -> dict:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
+
+def score_question(index: Index, q: Question, ranking: Ranking, context: Context) -> QuestionResult:
+    """Evidence in context, diagnosis of what missed, and ranking metrics for one question."""
+    positions = ranking.positions()
+    picked = set(context.picked)
+    evidence = []
+    relevant: set[int] = set()
+    for ev in q.evidence:
+        holders = index.holding(ev)
+        relevant.update(holders.tolist())
+        inside = any(int(h) in picked for h in holders)
+        offered = [(int(positions[h]), int(h)) for h in holders if positions[h] >= 0]
+        best = min(offered) if offered else None
+        diagnosis = None
+        if not inside:
+            if not len(holders):
+                diagnosis = NOT_INTACT
+            elif best is None:
+                diagnosis = NOT_RANKED
+            else:
+                diagnosis = context.decision(best[1], best[0])
+        evidence.append(
+            EvidenceResult((ev.start, ev.end), inside, diagnosis, best[0] + 1 if best else None, ev.doc)
+        )
+    hits = [e.in_context for e in evidence]
+    rel_positions = sorted(int(positions[k]) for k in relevant if positions[k] >= 0)
+    recall_at = {
+        k: (sum(1 for p in rel_positions if p < k) / len(relevant)) if relevant else 0.0 for k in KS
+    }
+    precision_at = {k: sum(1 for p in rel_positions if p < k) / k for k in KS}
+    chunks = index.chunks
+    context_picks = tuple(
+        Pick(chunks[k].id, int(positions[k]) + 1, chunks[k].words, chunks[k].source) for k in context.picked
+    )
+    return QuestionResult(
+        id=q.id,
+        split=q.split,
+        partial=any(hits),
+        complete=all(hits),
+        context=context_picks,
+        evidence=tuple(evidence),
+        words=context.words,
+        recall_at=recall_at,
+        precision_at=precision_at,
+        reciprocal_rank=1 / (rel_positions[0] + 1) if rel_positions else 0.0,
+    )
+
+
+def aggregate(results: Sequence[QuestionResult]) -> Metrics:
+    """Means over the questions of one configuration (zeros when there are none)."""
+    n = len(results)
+    if n == 0:
+        zero = {k: 0.0 for k in KS}
+        return Metrics(0, 0.0, 0.0, 0.0, 0.0, 0.0, zero, dict(zero), 0.0)
+    partial = sum(r.partial for r in results) / n
+    complete = sum(r.complete for r in results) / n
+    return Metrics(
+        questions=n,
+        partial=partial,
+        complete=complete,
+        gap=partial - complete,
+        mean_context_words=sum(r.words for r in results) / n,
+        mean_chunks=sum(len(r.context) for r in results) / n,
+        recall_at={k: sum(r.recall_at[k] for r in results) / n for k in KS},
+        precision_at={k: sum(r.precision_at[k] for r in results) / n for k in KS},
+        mrr=sum(r.reciprocal_rank for r in results) / n,
+    )
+
+
+def index_stats(index: Index, budget: int) -> IndexStats:
+    """Statistics of one chunker's index; ``budget`` decides which chunks can never fit."""
+    chunks = index.chunks
+    n = len(chunks)
+    corpus = index.corpus
+    body = np.fromiter((c.body_chars for c in chunks), dtype=np.int64, count=n)
+    total_chars = sum(len(d.text) for d in corpus.documents) or 1
+    spans = {(ev.doc, ev.start, ev.end): ev for q in corpus.questions for ev in q.evidence}
+    intact = sum(1 for ev in spans.values() if len(index.holding(ev)))
+    return IndexStats(
+        chunks=n,
+        mean_chars=float(body.mean()) if n else 0.0,
+        max_chars=int(body.max()) if n else 0,
+        index_ratio=sum(len(c.text) for c in chunks) / total_chars,
+        evidence_intact=intact / len(spans) if spans else 0.0,
+        heading_starts=sum(starts_at_heading(index, c) for c in chunks) / n if n else 0.0,
+        over_size=int((body > index.size).sum()),
+        over_budget=int((index.words > budget).sum()),
+        objective=index.objective,
+    )
+
+
+def starts_at_heading(index: Index, chunk) -> bool:
+    """True when the chunk's body begins at a heading line, or right after one whose path its
+    prefix carries."""
+    doc = index.corpus.documents[chunk.doc]
+    text, start = doc.text, chunk.start
+    while start < chunk.end and text[start].isspace():
+        start += 1
+    u = bisect_left(doc.unit_starts, start)
+    if u == len(doc.units) or doc.unit_starts[u] != start:
+        return False
+    unit = doc.units[u]
+    if unit.kind == "heading":
+        return True
+    return u > 0 and doc.units[u - 1].kind == "heading" and unit.provision in chunk.prefix_provisions

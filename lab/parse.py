@@ -1,0 +1,383 @@
+"""Parse a markdown or plain-text document into units, provisions and cross-references.
+
+Units are the atoms every chunker cuts on: sentences, heading lines, list items, table rows and
+code blocks, each with ``[start, end)`` offsets into the original text. A provision is a heading at
+level 3 or deeper (or a numbered ``x.y`` heading) with the units under it; section text before
+the first provision becomes a provision of its own, and text before any heading is the preamble.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+PATH_SEPARATOR = " \u203a "
+
+ABBREVIATIONS = frozenset(
+    "e.g. i.e. dr. no. mr. mrs. ms. prof. vs. cf. fig. st. approx. incl. nos. art. para.".split()
+)
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_ATX_EMPTY = re.compile(r"^ {0,3}(#{1,6})[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_DECORATION = re.compile(r"^[ \t]*(?:[-*_=~+#.:|]|[\u2500-\u259f])[ \t]*(?:[-*_=~+#.:|\u2500-\u259f][ \t]*){2,}$")
+_NUMBERED = re.compile(r"^[ \t]*(\d{1,3}(?:\.\d{1,3})*)(\.?)[ \t]+(\S.*?)[ \t]*$")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))[ \t]+(?=\S)")
+_TABLE_ROW = re.compile(r"^[ \t]*\|")
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
+_SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)")
+_TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
+_LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
+_REFERENCE = re.compile(
+    r"(?:\bSections?|\u00a7\u00a7?)\s*(\d+(?:\.\d+)*)(?:\([A-Za-z0-9]+\))*"
+    r"((?:\s*(?:,|\band\b|\bor\b|&|\bto\b)\s*(?:\u00a7\s*)?\d+(?:\.\d+)*(?:\([A-Za-z0-9]+\))*)*)"
+)
+_REFERENCE_TAIL = re.compile(r"\d+(?:\.\d+)*")
+
+MAX_TITLE_WORDS = 10
+MAX_INLINE_TITLE_WORDS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """An atom of text: ``text[start:end]`` is a sentence, heading line, list item, row or code."""
+
+    start: int
+    end: int
+    kind: str  # "sentence" | "heading" | "item" | "row" | "code"
+    provision: int  # index into Document.provisions, -1 for headings that own no provision
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    start: int
+    end: int
+    level: int
+    number: str | None
+    title: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} {self.title}".strip() if self.number else self.title
+
+
+@dataclass(frozen=True, slots=True)
+class Provision:
+    """A heading with the units under it, or the preamble before any heading."""
+
+    index: int
+    id: str | None  # the heading's number, e.g. "1.3", when it has one
+    title: str
+    path: str  # "1 Definitions › 1.3 Red-light zone"; "" for the preamble
+    section: str  # first element of the path: provisions of one section share it
+    heading: int | None  # unit index of the heading line
+    first: int  # first body unit
+    stop: int  # one past the last body unit
+
+    @property
+    def label(self) -> str:
+        return f"{self.id} {self.title}".strip() if self.id else (self.title or "Preamble")
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """``Section 1.3`` at ``[start, end)`` inside provision ``source`` resolves to ``target``."""
+
+    start: int
+    end: int
+    source: int
+    target: int
+
+
+@dataclass(frozen=True, eq=False)
+class Document:
+    name: str
+    text: str
+    title: str | None
+    units: tuple[Unit, ...]
+    provisions: tuple[Provision, ...]
+    references: tuple[Reference, ...]
+    unit_starts: tuple[int, ...] = field(repr=False)
+
+    def unit_at(self, pos: int) -> int:
+        """Index of the last unit starting at or before ``pos`` (0 when none does)."""
+        return max(bisect_right(self.unit_starts, pos) - 1, 0)
+
+    def body_span(self, provision: Provision) -> tuple[int, int] | None:
+        """Character range of a provision's body units, or None for an empty body."""
+        if provision.first >= provision.stop:
+            return None
+        return self.units[provision.first].start, self.units[provision.stop - 1].end
+
+    @property
+    def heading_count(self) -> int:
+        return sum(1 for u in self.units if u.kind == "heading")
+
+
+@dataclass(slots=True)
+class _Block:
+    heading: Heading | None
+    heading_unit: int | None
+    units: list[int]
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every line, without its line break."""
+    spans, pos = [], 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.rstrip("\r\n")
+        spans.append((pos, pos + len(stripped)))
+        pos += len(line)
+    return spans
+
+
+def _is_short_title(rest: str) -> bool:
+    body = rest.rstrip(".:")
+    return (
+        bool(_TITLE_START.match(rest))
+        and len(rest) <= 80
+        and len(body.split()) <= MAX_TITLE_WORDS
+        and not _SENTENCE_END.search(body + " ")
+    )
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.units: list[tuple[int, int, str]] = []
+        self.headings: dict[int, Heading] = {}  # unit index -> heading
+
+    def add(self, start: int, end: int, kind: str) -> None:
+        while start < end and self.text[start].isspace():
+            start += 1
+        while end > start and self.text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            self.units.append((start, end, kind))
+
+    def add_heading(self, start: int, end: int, level: int, title: str) -> None:
+        number_match = _LEADING_NUMBER.match(title)
+        number = number_match.group(1) if number_match else None
+        if number_match:
+            title = title[number_match.end() :].strip()
+        self.headings[len(self.units)] = Heading(start, end, level, number, title.strip())
+        self.add(start, end, "heading")
+
+    def add_prose(self, start: int, end: int, skip: int = 0) -> None:
+        """Split ``text[start:end]`` into sentences; ``skip`` chars of list marker never end one."""
+        text = self.text
+        cursor = start
+        for m in _SENTENCE_END.finditer(text, start + skip, end):
+            if m.end() >= end:
+                break
+            word_start = text.rfind(" ", cursor, m.start()) + 1
+            word_start = max(word_start, text.rfind("\n", cursor, m.start()) + 1, cursor)
+            word = text[word_start : m.start() + 1].lower().lstrip("(\"'\u201c")
+            if word in ABBREVIATIONS:
+                continue
+            self.add(cursor, m.end(), "sentence")
+            cursor = m.end()
+        self.add(cursor, end, "sentence")
+
+    def numbered_heading(
+        self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
+    ) -> bool:
+        """Handle ``1.3 Title`` / ``2. Title. Body`` / ``3. Long provision text``; True if taken."""
+        start, end = line
+        m = _NUMBERED.match(self.text, start, end)
+        if not m or m.end() != end:
+            return False
+        number, dot, rest = m.group(1), m.group(2), m.group(3)
+        multi = "." in number
+        if not multi and (not dot or neighbours_listed or not prev_blank):
+            return False
+        if not _TITLE_START.match(rest):
+            return False
+        level = number.count(".") + 2
+        rest_start = m.start(3)
+        if _is_short_title(rest):
+            self.add_heading(start, end, level, f"{number} {rest.rstrip('.:')}")
+            return True
+        first = _SENTENCE_END.search(rest)
+        if first and len(rest[: first.start()].split()) <= MAX_INLINE_TITLE_WORDS:
+            title_end = rest_start + first.end()
+            self.add_heading(start, rest_start + first.start(), level, f"{number} {rest[: first.start()]}")
+            self.units[-1] = (self.units[-1][0], title_end, "heading")
+            self.add_prose(title_end, end)
+            return True
+        self.add_heading(start, m.end(2) if dot else m.end(1), level, number)
+        self.add_prose(rest_start, end)
+        return True
+
+    def run(self) -> None:
+        text, lines = self.text, _lines(self.text)
+        para: list[tuple[int, int]] = []
+        para_kind = "sentence"
+        fence: str | None = None
+        fence_start = 0
+
+        def flush() -> None:
+            nonlocal para, para_kind
+            if para:
+                s, e = para[0][0], para[-1][1]
+                if para_kind == "sentence":
+                    self.add_prose(s, e)
+                else:
+                    marker = _LIST_ITEM.match(text, s, e)
+                    self.add_prose(s, e, skip=marker.end() - s if marker else 0)
+            para, para_kind = [], "sentence"
+
+        for i, (s, e) in enumerate(lines):
+            line = text[s:e]
+            if fence is not None:
+                if line.lstrip().startswith(fence):
+                    self.add(fence_start, e, "code")
+                    fence = None
+                continue
+            if m := _FENCE.match(line):
+                flush()
+                fence, fence_start = m.group(1)[:3], s
+                continue
+            if not line.strip():
+                flush()
+                continue
+            if m := _ATX.match(line):
+                flush()
+                self.add_heading(s, e, len(m.group(1)), m.group(2))
+                continue
+            if _ATX_EMPTY.match(line):
+                flush()
+                continue
+            if _SETEXT.match(line) and len(para) == 1 and para_kind == "sentence":
+                ps, pe = para[0]
+                if len(text[ps:pe].strip()) <= 80 and not _DECORATION.match(text[ps:pe]):
+                    para = []
+                    self.add_heading(ps, pe, 1 if line.strip()[0] == "=" else 2, text[ps:pe].strip())
+                    continue
+            if _DECORATION.match(line) or _TABLE_RULE.match(line):
+                flush()
+                continue
+            prev_blank = i == 0 or not text[lines[i - 1][0] : lines[i - 1][1]].strip()
+            listed = any(
+                0 <= j < len(lines) and _NUMBERED.match(text, *lines[j]) is not None
+                and _LIST_ITEM.match(text, *lines[j]) is not None
+                for j in (i - 1, i + 1)
+            )
+            if not para or prev_blank or _NUMBERED.match(line):
+                if self.numbered_heading((s, e), prev_blank or not para, listed):
+                    flush() if para else None
+                    continue
+            if _TABLE_ROW.match(line):
+                flush()
+                self.add(s, e, "row")
+                continue
+            if _LIST_ITEM.match(line):
+                flush()
+                para, para_kind = [(s, e)], "item"
+                continue
+            para.append((s, e))
+        flush()
+        if fence is not None:
+            self.add(fence_start, len(text), "code")
+
+
+def _split_title(headings: dict[int, Heading]) -> tuple[str | None, int | None]:
+    """The document title: a single level-1 heading that comes first."""
+    if not headings:
+        return None, None
+    first = min(headings)
+    top = [i for i, h in headings.items() if h.level == 1]
+    if top == [first] and len(headings) > 1:
+        return headings[first].label, first
+    return None, None
+
+
+def _provision_level(headings: dict[int, Heading], title_unit: int | None) -> int:
+    """Headings at this level or deeper (or numbered x.y) are provisions."""
+    levels = [h.level for i, h in headings.items() if i != title_unit]
+    if not levels:
+        return 99
+    if any(lvl >= 3 or (h.number and "." in h.number) for lvl, h in zip(levels, headings.values())):
+        return 3
+    return max(levels)
+
+
+def parse_document(text: str, name: str = "document") -> Document:
+    """Parse ``text`` (markdown or plain) into units, provisions and resolved cross-references."""
+    parser = _Parser(text)
+    parser.run()
+    raw_units, headings = parser.units, parser.headings
+    title, title_unit = _split_title(headings)
+    provision_level = _provision_level(headings, title_unit)
+
+    blocks: list[_Block] = [_Block(None, None, [])]
+    for i in range(len(raw_units)):
+        if i in headings and i != title_unit:
+            blocks.append(_Block(headings[i], i, []))
+        elif i != title_unit:
+            blocks[-1].units.append(i)
+
+    provisions: list[Provision] = []
+    unit_provision = [-1] * len(raw_units)
+    stack: list[Heading] = []
+    for block in blocks:
+        h = block.heading
+        if h is not None:
+            while stack and stack[-1].level >= h.level:
+                stack.pop()
+            stack.append(h)
+        is_provision = h is not None and (h.level >= provision_level or (h.number and "." in h.number))
+        if not block.units and not is_provision:
+            continue
+        index = len(provisions)
+        path = PATH_SEPARATOR.join(x.label for x in stack) if h is not None else ""
+        first = block.units[0] if block.units else (block.heading_unit or 0) + 1
+        provisions.append(
+            Provision(
+                index=index,
+                id=h.number if h else None,
+                title=h.title if h else "",
+                path=path,
+                section=stack[0].label if h is not None else "",
+                heading=block.heading_unit,
+                first=first,
+                stop=block.units[-1] + 1 if block.units else first,
+            )
+        )
+        for u in block.units:
+            unit_provision[u] = index
+        if block.heading_unit is not None:
+            unit_provision[block.heading_unit] = index
+
+    units = tuple(Unit(s, e, k, unit_provision[i]) for i, (s, e, k) in enumerate(raw_units))
+    return Document(
+        name=name,
+        text=text,
+        title=title,
+        units=units,
+        provisions=tuple(provisions),
+        references=_references(text, units, provisions),
+        unit_starts=tuple(u.start for u in units),
+    )
+
+
+def _references(text: str, units: tuple[Unit, ...], provisions: list[Provision]) -> tuple[Reference, ...]:
+    """Resolve ``Section x.y`` / ``Sections a, b and c`` / ``§ x.y`` inside provision bodies."""
+    by_id: dict[str, int] = {}
+    for p in provisions:
+        if p.id is not None:
+            by_id.setdefault(p.id, p.index)
+    refs: list[Reference] = []
+    for p in provisions:
+        if p.first >= p.stop:
+            continue
+        start, end = units[p.first].start, units[p.stop - 1].end
+        for m in _REFERENCE.finditer(text, start, end):
+            numbers = [m.group(1), *_REFERENCE_TAIL.findall(m.group(2) or "")]
+            for number in numbers:
+                target = by_id.get(number)
+                if target is not None and target != p.index:
+                    refs.append(Reference(m.start(), m.end(), p.index, target))
+    return tuple(refs)

@@ -1,0 +1,294 @@
+"""The lab's front door: run every chunker in every retrieval mode on a corpus and score it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+
+import pandas as pd
+
+from .assemble import Context, assemble
+from .chunkers import CHUNKERS
+from .corpus import SPLITS as QUESTION_SPLITS
+from .corpus import Corpus, InputError, Question
+from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking
+from .metrics import IndexStats, Metrics, QuestionResult, aggregate, index_stats, score_question
+from .retrieve import MODES, Ranking, rank
+
+SPLITS = ("test", "train", "all")
+DEFAULT_BUDGETS = (40, 60, 80, 120, 160, 200, 300, 400)
+DEFAULT_SIZES = (250, 350, 450, 600, 800)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class LabConfig:
+    """One experiment: which chunkers and modes, the chunk size ``L`` in characters, the context
+    budget in words, the question split, and the toggles."""
+
+    chunkers: tuple[str, ...] = tuple(CHUNKERS)
+    modes: tuple[str, ...] = MODES
+    size: int = 450
+    budget: int = 120
+    split: str = "test"
+    headers: bool = False
+    resolve_refs: bool = True
+    overlap: int = DEFAULT_OVERLAP
+
+    def __post_init__(self):
+        object.__setattr__(self, "chunkers", tuple(self.chunkers))
+        object.__setattr__(self, "modes", tuple(self.modes))
+        if not self.chunkers:
+            raise ValueError(f"choose at least one chunker of {', '.join(CHUNKERS)}")
+        for name in self.chunkers:
+            check_chunking(name, self.size, self.overlap)
+        if not self.modes or any(m not in MODES for m in self.modes):
+            raise ValueError(f"modes must be some of {', '.join(MODES)}, got {self.modes!r}")
+        if not isinstance(self.budget, int) or self.budget < 1:
+            raise ValueError(f"budget must be a whole number of words >= 1, got {self.budget!r}")
+        if self.split not in SPLITS:
+            raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One chunker in one mode: its metrics, index statistics and per-question results."""
+
+    chunker: str
+    mode: str
+    metrics: Metrics
+    index: IndexStats
+    questions: tuple[QuestionResult, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "chunker": self.chunker,
+            "mode": self.mode,
+            "metrics": self.metrics.as_dict(),
+            "index": self.index.as_dict(),
+            "questions": [question_dict(r) for r in self.questions],
+        }
+
+
+def question_dict(r: QuestionResult) -> dict:
+    return {
+        "id": r.id,
+        "split": r.split,
+        "partial": r.partial,
+        "complete": r.complete,
+        "context": [{"chunk": p.chunk, "rank": p.rank, "words": p.words, "source": [list(s) for s in p.source]} for p in r.context],
+        "evidence": [
+            {"span": list(e.span), "in_context": e.in_context, "diagnosis": e.diagnosis, "rank": e.rank}
+            for e in r.evidence
+        ],
+    }
+
+
+@dataclass(frozen=True, eq=False)
+class LabResult:
+    config: LabConfig
+    runs: tuple[Run, ...]
+    errors: tuple[InputError, ...] = ()
+
+    def run(self, chunker: str, mode: str) -> Run:
+        for r in self.runs:
+            if r.chunker == chunker and r.mode == mode:
+                return r
+        raise KeyError(f"no run for {chunker} / {mode}")
+
+    def to_dict(self) -> dict:
+        return {
+            "config": asdict(self.config),
+            "runs": [r.to_dict() for r in self.runs],
+            "errors": [{"question": e.question, "message": e.message, "severity": e.severity} for e in self.errors],
+        }
+
+    def metrics_frame(self) -> pd.DataFrame:
+        """One row per chunker x mode."""
+        return pd.DataFrame([{"chunker": r.chunker, "mode": r.mode, **r.metrics.as_dict()} for r in self.runs])
+
+    def index_frame(self) -> pd.DataFrame:
+        """One row per chunker."""
+        seen: dict[str, dict] = {}
+        for r in self.runs:
+            seen.setdefault(r.chunker, {"chunker": r.chunker, **r.index.as_dict()})
+        return pd.DataFrame(list(seen.values()))
+
+    def questions_frame(self) -> pd.DataFrame:
+        """One row per question x chunker x mode."""
+        rows = [
+            {
+                "question": q.id,
+                "split": q.split,
+                "chunker": r.chunker,
+                "mode": r.mode,
+                "partial": q.partial,
+                "complete": q.complete,
+                "verdict": q.verdict,
+                "context_words": q.words,
+                "chunks": len(q.context),
+                "missed": sum(not e.in_context for e in q.evidence),
+                "diagnosis": "; ".join(sorted({e.diagnosis for e in q.evidence if e.diagnosis})),
+            }
+            for r in self.runs
+            for q in r.questions
+        ]
+        return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True, eq=False)
+class Retrieval:
+    """Rankings of one index in one mode for a list of questions, ready to assemble at any budget."""
+
+    index: Index
+    mode: str
+    questions: tuple[Question, ...]
+    rankings: tuple[Ranking, ...] = field(repr=False)
+
+    @classmethod
+    def of(cls, index: Index, questions: Sequence[Question], mode: str) -> Retrieval:
+        return cls(index, mode, tuple(questions), tuple(rank(index, questions, mode)))
+
+    def contexts(self, budget: int) -> list[Context]:
+        tokens = self.index.bm25.token_ids
+        words = self.index.words
+        return [assemble(r.order, words, tokens, budget) for r in self.rankings]
+
+    def evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
+        return tuple(
+            score_question(self.index, q, r, c)
+            for q, r, c in zip(self.questions, self.rankings, self.contexts(budget), strict=True)
+        )
+
+
+def index_for(corpus: Corpus, config: LabConfig, chunker: str, size: int | None = None) -> Index:
+    return build_index(
+        corpus, chunker, size or config.size, overlap=config.overlap,
+        headers=config.headers, resolve_refs=config.resolve_refs,
+    )
+
+
+def run_lab(corpus: Corpus, config: LabConfig | None = None, progress: Progress | None = None) -> LabResult:
+    """Run every configured chunker in every configured mode on the questions of the split."""
+    config = config or LabConfig()
+    questions = corpus.split(config.split)
+    runs = []
+    total = len(config.chunkers) * len(config.modes)
+    for chunker in config.chunkers:
+        index = index_for(corpus, config, chunker)
+        stats = index_stats(index, config.budget)
+        for mode in config.modes:
+            results = Retrieval.of(index, questions, mode).evaluate(config.budget)
+            runs.append(Run(chunker, mode, aggregate(results), stats, results))
+            if progress:
+                progress(len(runs), total)
+    return LabResult(config, tuple(runs), corpus.errors)
+
+
+@dataclass(frozen=True, eq=False)
+class Explanation:
+    """Everything behind one question's result in one configuration."""
+
+    question: Question
+    index: Index
+    ranking: Ranking
+    context: Context
+    result: QuestionResult
+
+    def frame(self, limit: int | None = None) -> pd.DataFrame:
+        """The ranking: offered chunks best first, with scores and what the assembler did."""
+        holders = {int(k) for ev in self.question.evidence for k in self.index.holding(ev)}
+        rows = []
+        order = self.ranking.order if limit is None else self.ranking.order[:limit]
+        for pos, k in enumerate(order.tolist()):
+            c = self.index.chunks[k]
+            rows.append(
+                {
+                    "rank": pos + 1,
+                    "chunk": c.id,
+                    "bm25": float(self.ranking.bm25[k]),
+                    "pagerank": float(self.ranking.pagerank[k]) if self.ranking.pagerank is not None else None,
+                    "score": float(self.ranking.score[k]),
+                    "words": c.words,
+                    "seed": k in self.ranking.seeds,
+                    "evidence": k in holders,
+                    "decision": self.context.decision(k, pos),
+                }
+            )
+        return pd.DataFrame(rows)
+
+
+def explain(index: Index, question: Question, mode: str, budget: int) -> Explanation:
+    """Rank, assemble and score one question, keeping the intermediate results."""
+    retrieval = Retrieval.of(index, [question], mode)
+    context = retrieval.contexts(budget)[0]
+    result = score_question(index, question, retrieval.rankings[0], context)
+    return Explanation(question, index, retrieval.rankings[0], context, result)
+
+
+@dataclass(frozen=True, eq=False)
+class SweepResult:
+    config: LabConfig
+    rows: tuple[dict, ...]
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(list(self.rows))
+
+    def to_dict(self) -> dict:
+        return {"config": asdict(self.config), "rows": list(self.rows)}
+
+
+def sweep(
+    corpus: Corpus,
+    config: LabConfig | None = None,
+    budgets: Iterable[int] = DEFAULT_BUDGETS,
+    sizes: Iterable[int] = DEFAULT_SIZES,
+    progress: Progress | None = None,
+) -> SweepResult:
+    """Recall over the budget x size grid for every chunker and mode: chunk and index once per size,
+    rank once per mode, assemble once per budget."""
+    config = config or LabConfig()
+    budgets, sizes = sorted(set(budgets)), sorted(set(sizes))
+    if not budgets or not sizes:
+        raise ValueError("give at least one budget and one size")
+    for b in budgets:
+        LabConfig(chunkers=config.chunkers, budget=b)
+    for s in sizes:
+        for chunker in config.chunkers:
+            check_chunking(chunker, s, config.overlap)
+    questions = corpus.split(config.split)
+    rows = []
+    total, done = len(sizes) * len(config.chunkers), 0
+    for size in sizes:
+        for chunker in config.chunkers:
+            index = index_for(corpus, config, chunker, size)
+            for mode in config.modes:
+                retrieval = Retrieval.of(index, questions, mode)
+                for budget in budgets:
+                    metrics = aggregate(retrieval.evaluate(budget))
+                    rows.append(
+                        {
+                            "chunker": chunker,
+                            "mode": mode,
+                            "size": size,
+                            "budget": budget,
+                            "partial": metrics.partial,
+                            "complete": metrics.complete,
+                            "gap": metrics.gap,
+                            "mean_context_words": metrics.mean_context_words,
+                            "chunks": len(index.chunks),
+                            "over_budget_chunks": int((index.words > budget).sum()),
+                            "fits": bool((index.words <= budget).any()),
+                        }
+                    )
+            done += 1
+            if progress:
+                progress(done, total)
+    return SweepResult(config, tuple(rows))
+
+
+__all__ = [
+    "DEFAULT_BUDGETS", "DEFAULT_SIZES", "Explanation", "LabConfig", "LabResult", "Run",
+    "SPLITS", "SweepResult", "explain", "run_lab", "sweep", "QUESTION_SPLITS",
+]

@@ -32,10 +32,12 @@ class ChunkGraph:
 
     def transition(self) -> tuple[sp.csr_matrix, np.ndarray]:
         """``W^T D^-1`` (column-stochastic where the degree is positive) and the dangling mask."""
-        degree = np.asarray(self.matrix.sum(axis=1)).ravel()
+        degree = np.bincount(self.matrix.indices, weights=self.matrix.data, minlength=self.n)
         dangling = degree == 0
         inv = np.divide(1.0, degree, out=np.zeros_like(degree), where=~dangling)
-        return sp.csr_matrix(self.matrix @ sp.diags(inv)), dangling
+        walk = self.matrix.copy()
+        walk.data = walk.data * inv[walk.indices]
+        return walk, dangling
 
     def pagerank(self, restart: np.ndarray, alpha: float = RESTART, iterations: int = ITERATIONS) -> np.ndarray:
         """Personalised PageRank ``p <- alpha p0 + (1 - alpha) W^T D^-1 p`` for each column of
@@ -117,18 +119,19 @@ def build_graph(
         "lexical": _lexical(term_weights, weights["lexical"], min_cosine),
         "xref": _pairs(xref, weights["xref"]),
     }
-    matrix = sp.csr_matrix((n, n))
-    for rows, cols, w in edges.values():
-        upper = sp.csr_matrix((w, (rows, cols)), shape=(n, n))
-        matrix = matrix + upper + upper.T
-    return ChunkGraph(n, edges, sp.csr_matrix(matrix))
+    rows = np.concatenate([e[0] for e in edges.values()] + [e[1] for e in edges.values()])
+    cols = np.concatenate([e[1] for e in edges.values()] + [e[0] for e in edges.values()])
+    data = np.concatenate([e[2] for e in edges.values()] * 2)
+    matrix = sp.csr_matrix((data, (rows, cols)), shape=(n, n))  # duplicates add up
+    return ChunkGraph(n, edges, matrix)
 
 
 def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     """Pairs whose term vectors' cosine is at least ``min_cosine``, weighted ``weight * cosine``."""
-    norms = np.sqrt(np.asarray(term_weights.multiply(term_weights).sum(axis=1)).ravel())
-    inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-    unit = sp.csr_matrix(sp.diags(inv) @ term_weights)
-    cosine = sp.triu(unit @ unit.T, k=1).tocoo()
-    keep = cosine.data >= min_cosine - 1e-12
+    row_of = np.repeat(np.arange(term_weights.shape[0]), np.diff(term_weights.indptr))
+    norms = np.sqrt(np.bincount(row_of, weights=term_weights.data**2, minlength=term_weights.shape[0]))
+    unit = term_weights.copy()
+    unit.data = unit.data / norms[row_of]
+    cosine = (unit @ unit.T).tocoo()
+    keep = (cosine.row < cosine.col) & (cosine.data >= min_cosine - 1e-12)
     return cosine.row[keep].astype(np.int64), cosine.col[keep].astype(np.int64), weight * cosine.data[keep]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 
 PATH_SEPARATOR = " \u203a "
 
@@ -22,8 +23,8 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _ATX_EMPTY = re.compile(r"^ {0,3}(#{1,6})[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _DECORATION = re.compile(r"^[ \t]*(?:[-*_=~+#.:|]|[\u2500-\u259f])[ \t]*(?:[-*_=~+#.:|\u2500-\u259f][ \t]*){2,}$")
-_NUMBERED = re.compile(r"^[ \t]*(\d{1,3}(?:\.\d{1,3})*)(\.?)[ \t]+(\S.*?)[ \t]*$")
-_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))[ \t]+(?=\S)")
+_NUMBERED = re.compile(r"[ \t]*(\d{1,3}(?:\.\d{1,3})*)(\.?)[ \t]+(\S.*?)[ \t]*$")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))[ \t]+(?=\S)")
 _TABLE_ROW = re.compile(r"^[ \t]*\|")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
@@ -100,6 +101,10 @@ class Document:
     provisions: tuple[Provision, ...]
     references: tuple[Reference, ...]
     unit_starts: tuple[int, ...] = field(repr=False)
+
+    @cached_property
+    def reference_starts(self) -> list[int]:
+        return [r.start for r in self.references]
 
     def unit_at(self, pos: int) -> int:
         """Index of the last unit starting at or before ``pos`` (0 when none does)."""
@@ -183,33 +188,30 @@ class _Parser:
 
     def numbered_heading(
         self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
-    ) -> bool:
-        """Handle ``1.3 Title`` / ``2. Title. Body`` / ``3. Long provision text``; True if taken."""
+    ) -> tuple[int, int, str, int] | None:
+        """Read ``1.3 Title`` / ``2. Title. Body`` / ``3. Long provision text`` as a heading.
+
+        Returns the heading unit's end, its level and title, and where the body text starts on
+        the line (the line's end when none does); None when the line is not a heading."""
         start, end = line
         m = _NUMBERED.match(self.text, start, end)
         if not m or m.end() != end:
-            return False
+            return None
         number, dot, rest = m.group(1), m.group(2), m.group(3)
         multi = "." in number
         if not multi and (not dot or neighbours_listed or not prev_blank):
-            return False
+            return None
         if not _TITLE_START.match(rest):
-            return False
+            return None
         level = number.count(".") + 2
         rest_start = m.start(3)
         if _is_short_title(rest):
-            self.add_heading(start, end, level, f"{number} {rest.rstrip('.:')}")
-            return True
+            return end, level, f"{number} {rest.rstrip('.:')}", end
         first = _SENTENCE_END.search(rest)
         if first and len(rest[: first.start()].split()) <= MAX_INLINE_TITLE_WORDS:
             title_end = rest_start + first.end()
-            self.add_heading(start, rest_start + first.start(), level, f"{number} {rest[: first.start()]}")
-            self.units[-1] = (self.units[-1][0], title_end, "heading")
-            self.add_prose(title_end, end)
-            return True
-        self.add_heading(start, m.end(2) if dot else m.end(1), level, number)
-        self.add_prose(rest_start, end)
-        return True
+            return title_end, level, f"{number} {rest[: first.start()]}", title_end
+        return (m.end(2) if dot else m.end(1)), level, number, rest_start
 
     def run(self) -> None:
         text, lines = self.text, _lines(self.text)
@@ -266,8 +268,13 @@ class _Parser:
                 for j in (i - 1, i + 1)
             )
             if not para or prev_blank or _NUMBERED.match(line):
-                if self.numbered_heading((s, e), prev_blank or not para, listed):
-                    flush() if para else None
+                numbered = self.numbered_heading((s, e), prev_blank or not para, listed)
+                if numbered is not None:
+                    flush()
+                    heading_end, level, title, body = numbered
+                    self.add_heading(s, heading_end, level, title)
+                    # The body may start on the heading's line and run on over the next lines.
+                    para = [(body, e)] if text[body:e].strip() else []
                     continue
             if _TABLE_ROW.match(line):
                 flush()
@@ -380,4 +387,4 @@ def _references(text: str, units: tuple[Unit, ...], provisions: list[Provision])
                 target = by_id.get(number)
                 if target is not None and target != p.index:
                     refs.append(Reference(m.start(), m.end(), p.index, target))
-    return tuple(refs)
+    return tuple(sorted(refs, key=lambda r: r.start))

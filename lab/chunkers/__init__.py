@@ -24,7 +24,10 @@ def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
 
 def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Targets of the cross-references inside ``[start, end)``, first mention first."""
-    return tuple(dict.fromkeys(r.target for r in doc.references if start <= r.start < end))
+    refs = doc.references
+    first = bisect_left(doc.reference_starts, start)
+    stop = bisect_left(doc.reference_starts, end)
+    return tuple(dict.fromkeys(r.target for r in refs[first:stop]))
 
 
 def reference_excerpt(doc: Document, provision: int, limit: int = REFERENCE_CHARS) -> tuple[int, int] | None:

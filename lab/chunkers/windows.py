@@ -6,19 +6,19 @@ from ..parse import Document
 from .base import Plan, Training, pack_units, register, unit_span
 
 
-@register("fixed", "Fixed window", "Windows of L characters, step L - overlap, cut mid-word by design.", order=1)
+@register(
+    "fixed",
+    "Fixed window",
+    "Windows of L characters, step L - overlap, cut mid-word by design; the last window ends at "
+    "the end of the text.",
+    order=1,
+)
 def fixed(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
     n = len(doc.text)
-    step = size - overlap
-    bodies = []
-    start = 0
-    while True:
-        end = min(start + size, n)
-        bodies.append((start, end))
-        if end >= n:
-            break
-        start += step
-    return Plan(tuple(bodies))
+    starts = list(range(0, max(n - size, 0) + 1, size - overlap))
+    if starts[-1] + size < n:
+        starts.append(n - size)
+    return Plan(tuple((s, min(s + size, n)) for s in starts))
 
 
 @register(

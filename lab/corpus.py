@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from bisect import bisect_left
+import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+
+import numpy as np
 
 from .parse import Document, parse_document
 
 SPLITS = ("train", "test")
 MAX_DOCUMENT_CHARS = 5_000_000
 MAX_QE_CHARS = 5_000_000
+
+_WORD = re.compile(r"\S+")
+KEY_WORDS = 3
 
 
 class CorpusError(ValueError):
@@ -85,44 +91,61 @@ class _Locator:
     """Finds text in a document with any run of whitespace matching any other run."""
 
     def __init__(self, text: str):
-        chars: list[str] = []
-        offsets: list[int] = []
-        in_space = False
-        for i, ch in enumerate(text):
-            if ch.isspace():
-                if not in_space and chars:
-                    chars.append(" ")
-                    offsets.append(i)
-                in_space = True
-            else:
-                chars.append(ch)
-                offsets.append(i)
-                in_space = False
+        words = list(_WORD.finditer(text))
         self.text = text
-        self.flat = "".join(chars)
-        self.offsets = offsets
+        self.flat = " ".join(m.group() for m in words)
+        if not words:
+            self.offsets = np.zeros(0, dtype=np.int64)
+            return
+        starts = np.fromiter((m.start() for m in words), dtype=np.int64, count=len(words))
+        lengths = np.fromiter((m.end() - m.start() for m in words), dtype=np.int64, count=len(words))
+        flat_starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+        # each word and the space after it keep one shift from flat to original offsets
+        shift = np.repeat(starts - flat_starts, lengths + 1)[: len(self.flat)]
+        self.offsets = np.arange(len(self.flat), dtype=np.int64) + shift
+
+    @cached_property
+    def word_starts(self) -> dict[str, list[int]]:
+        """Flat offsets of every run of ``KEY_WORDS`` words (fewer at the very end), by the run."""
+        words = self.flat.split(" ")
+        table: dict[str, list[int]] = {}
+        pos = 0
+        for i, word in enumerate(words):
+            table.setdefault(" ".join(words[i : i + KEY_WORDS]), []).append(pos)
+            pos += len(word) + 1
+        return table
 
     def find_all(self, needle: str, limit: int | None = None) -> list[tuple[int, int]]:
+        """Occurrences that start at a word, in order; failing those, anywhere (as ``str.find``)."""
         flat_needle = " ".join(needle.split())
         if not flat_needle:
             return []
-        found: list[tuple[int, int]] = []
-        pos = self.flat.find(flat_needle)
-        while pos >= 0 and (limit is None or len(found) < limit):
-            last = pos + len(flat_needle) - 1
-            found.append((self.offsets[pos], self.offsets[last] + 1))
-            pos = self.flat.find(flat_needle, pos + 1)
-        return found
+        key = flat_needle.split(" ", KEY_WORDS)[:KEY_WORDS]
+        hits = []
+        if len(key) == KEY_WORDS:
+            starts = self.word_starts.get(" ".join(key), ())
+            hits = [p for p in starts if self.flat.startswith(flat_needle, p)]
+        if not hits:
+            anywhere = []
+            pos = self.flat.find(flat_needle)
+            while pos >= 0:
+                anywhere.append(pos)
+                pos = self.flat.find(flat_needle, pos + 1)
+            hits = [p for p in anywhere if p == 0 or self.flat[p - 1] == " "] or anywhere
+        return [
+            (int(self.offsets[p]), int(self.offsets[p + len(flat_needle) - 1]) + 1)
+            for p in hits[:limit]
+        ]
 
     def find_at(self, needle: str, start: int) -> tuple[int, int] | None:
         """The occurrence that begins at original offset ``start``."""
         flat_needle = " ".join(needle.split())
-        i = bisect_left(self.offsets, start)
+        i = int(np.searchsorted(self.offsets, start))
         if not flat_needle or i >= len(self.offsets) or self.offsets[i] != start:
             return None
         if not self.flat.startswith(flat_needle, i):
             return None
-        return start, self.offsets[i + len(flat_needle) - 1] + 1
+        return start, int(self.offsets[i + len(flat_needle) - 1]) + 1
 
 
 def _preview(text: str, words: int = 6) -> str:

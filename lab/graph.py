@@ -32,7 +32,8 @@ class ChunkGraph:
 
     def transition(self) -> tuple[sp.csr_matrix, np.ndarray]:
         """``W^T D^-1`` (column-stochastic where the degree is positive) and the dangling mask."""
-        degree = np.bincount(self.matrix.indices, weights=self.matrix.data, minlength=self.n)
+        # astype: bincount of an edgeless graph returns integers even with weights
+        degree = np.bincount(self.matrix.indices, weights=self.matrix.data, minlength=self.n).astype(float)
         dangling = degree == 0
         inv = np.divide(1.0, degree, out=np.zeros_like(degree), where=~dangling)
         walk = self.matrix.copy()
@@ -41,16 +42,24 @@ class ChunkGraph:
 
     def pagerank(self, restart: np.ndarray, alpha: float = RESTART, iterations: int = ITERATIONS) -> np.ndarray:
         """Personalised PageRank ``p <- alpha p0 + (1 - alpha) W^T D^-1 p`` for each column of
-        ``restart`` (n x q, columns summing to 1). Mass at dangling chunks returns to ``p0``."""
-        restart = np.asarray(restart, dtype=float)
+        ``restart`` (n x q, columns summing to 1), starting from ``p0``. Mass at dangling chunks
+        returns to ``p0`` (as in networkx). Computed in float32: ranks, not digits, matter here."""
+        restart = np.asarray(restart, dtype=np.float32)
         if self.n == 0:
-            return restart.copy()
+            return restart.astype(float)
         walk, dangling = self.transition()
+        walk = walk.astype(np.float32)
+        base = np.float32(alpha) * restart
+        follow = np.float32(1 - alpha)
         p = restart.copy()
         for _ in range(iterations):
-            lost = p[dangling].sum(axis=0) if dangling.any() else 0.0
-            p = alpha * restart + (1 - alpha) * (walk @ p + restart * lost)
-        return p
+            step = walk @ p
+            if dangling.any():
+                step += restart * p[dangling].sum(axis=0)
+            step *= follow
+            step += base
+            p = step
+        return p.astype(float)
 
     def to_networkx(self):
         """The graph as ``networkx.Graph``: edge attributes ``weight`` and one per edge type."""
@@ -127,11 +136,61 @@ def build_graph(
 
 
 def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
-    """Pairs whose term vectors' cosine is at least ``min_cosine``, weighted ``weight * cosine``."""
-    row_of = np.repeat(np.arange(term_weights.shape[0]), np.diff(term_weights.indptr))
-    norms = np.sqrt(np.bincount(row_of, weights=term_weights.data**2, minlength=term_weights.shape[0]))
+    """Pairs whose term vectors' cosine is at least ``min_cosine``, weighted ``weight * cosine``.
+
+    Exact, without the all-pairs product: the most widespread terms (the longest prefix, by
+    document frequency, whose share of every chunk's squared norm stays below ``min_cosine``)
+    cannot lift a pair to the threshold on their own, so only pairs sharing a rarer term are
+    candidates; their full cosine is then computed."""
+    n = term_weights.shape[0]
+    empty = np.zeros(0, dtype=np.int64)
+    if n < 2 or term_weights.nnz == 0:
+        return empty, empty, np.zeros(0)
     unit = term_weights.copy()
+    row_of = np.repeat(np.arange(n), np.diff(unit.indptr))
+    norms = np.sqrt(np.bincount(row_of, weights=unit.data**2, minlength=n))
     unit.data = unit.data / norms[row_of]
-    cosine = (unit @ unit.T).tocoo()
-    keep = (cosine.row < cosine.col) & (cosine.data >= min_cosine - 1e-12)
-    return cosine.row[keep].astype(np.int64), cosine.col[keep].astype(np.int64), weight * cosine.data[keep]
+
+    df = np.bincount(unit.indices, minlength=unit.shape[1])
+    rank_of_term = np.empty_like(df)
+    rank_of_term[np.argsort(-df, kind="stable")] = np.arange(len(df))
+    entry_rank = rank_of_term[unit.indices]
+    by_row_rank = np.lexsort((entry_rank, row_of))
+    mass = np.cumsum(unit.data[by_row_rank] ** 2)
+    row_sorted = row_of[by_row_rank]
+    starts = np.searchsorted(row_sorted, np.arange(n))
+    mass -= np.concatenate([[0.0], mass])[starts][row_sorted]
+    crossing = entry_rank[by_row_rank][mass >= min_cosine * (1 - 1e-9)]
+    prefix = int(crossing.min()) if len(crossing) else len(df)
+    common = rank_of_term < prefix
+
+    mask = common[unit.indices]
+    rare_part = unit.copy()
+    rare_part.data = np.where(mask, 0.0, unit.data)
+    rare_part.eliminate_zeros()
+    common_part = unit.copy()
+    common_part.data = np.where(mask, unit.data, 0.0)
+    common_part.eliminate_zeros()
+    common_norm = np.sqrt(np.asarray(common_part.multiply(common_part).sum(axis=1)).ravel())
+
+    shared = (rare_part @ rare_part.T).tocoo()
+    upper = shared.row < shared.col
+    rows, cols, rare_dot = shared.row[upper], shared.col[upper], shared.data[upper]
+    maybe = rare_dot + common_norm[rows] * common_norm[cols] >= min_cosine - 1e-12
+    rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
+    common_dot = np.asarray(common_part[rows].multiply(common_part[cols]).sum(axis=1)).ravel()
+    cosine = rare_dot + common_dot
+    keep = cosine >= min_cosine - 1e-12
+    order = np.lexsort((cols[keep], rows[keep]))
+    return (rows[keep][order].astype(np.int64), cols[keep][order].astype(np.int64),
+            weight * cosine[keep][order])
+
+
+def lexical_pairs_naive(term_weights: sp.csr_matrix, min_cosine: float = LEXICAL_MIN_COSINE):
+    """All-pairs cosine (dense); the reference the pruned version must match."""
+    dense = np.asarray(term_weights.todense())
+    norms = np.linalg.norm(dense, axis=1)
+    unit = np.divide(dense, norms[:, None], out=np.zeros_like(dense), where=norms[:, None] > 0)
+    cosine = unit @ unit.T
+    i, j = np.nonzero(np.triu(cosine >= min_cosine - 1e-12, k=1))
+    return i, j, cosine[i, j]

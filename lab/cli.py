@@ -1,0 +1,407 @@
+"""The command line: ``python -m lab run | sweep | bench``.
+
+User errors (missing or unreadable files, invalid JSON, unknown chunkers, bad sizes) print one
+line ``error: ...`` to stderr and exit with status 2; problems with single questions print
+``warning: <id>: ...`` and the valid questions still run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from . import CHUNKERS, MODES, SPLITS, Corpus, CorpusError, LabConfig, load_corpus, run_lab, sweep
+from .bench import run_all
+from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+DEFAULT_DOC = DATA / "handbook.md"
+DEFAULT_QE = DATA / "handbook_qe.json"
+FORMATS = ("table", "json", "csv")
+DEFAULTS = LabConfig()
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one ``error: ...`` line and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+
+def _chunker_list(value: str) -> tuple[str, ...]:
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if names == ["all"]:
+        return tuple(CHUNKERS)
+    unknown = [n for n in names if n not in CHUNKERS]
+    if unknown or not names:
+        got = repr(unknown[0]) if unknown else "nothing"
+        raise argparse.ArgumentTypeError(
+            f"unknown chunker {got}; choose 'all' or a comma list of {', '.join(CHUNKERS)}"
+        )
+    return tuple(names)
+
+
+def _int_list(value: str) -> tuple[int, ...]:
+    try:
+        numbers = tuple(int(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated whole numbers, got {value!r}"
+        ) from None
+    if not numbers:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return numbers
+
+
+def _add_experiment_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--doc",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="document (markdown or text, UTF-8); repeat for several "
+        "(default: the bundled handbook)",
+    )
+    p.add_argument(
+        "--qe",
+        type=Path,
+        metavar="PATH",
+        help="question-evidence JSON (default with the bundled handbook: its questions)",
+    )
+    p.add_argument(
+        "--chunker",
+        action="append",
+        type=_chunker_list,
+        metavar="NAME[,NAME...]|all",
+        help=f"chunkers to run (default: all of {', '.join(CHUNKERS)})",
+    )
+    p.add_argument("--mode", choices=(*MODES, "both"), default="both", help="retrieval mode")
+    p.add_argument(
+        "--size",
+        type=int,
+        default=DEFAULTS.size,
+        metavar="N",
+        help=f"chunk size L in characters (default {DEFAULTS.size})",
+    )
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULTS.budget,
+        metavar="N",
+        help=f"context budget in words (default {DEFAULTS.budget})",
+    )
+    p.add_argument(
+        "--overlap",
+        type=int,
+        default=DEFAULTS.overlap,
+        metavar="N",
+        help=f"overlap of the fixed and sentence chunkers (default {DEFAULTS.overlap})",
+    )
+    p.add_argument("--split", choices=SPLITS, default=DEFAULTS.split, help="questions to score")
+    p.add_argument(
+        "--headers", action="store_true", help="prefix every chunk with its heading path"
+    )
+    p.add_argument(
+        "--no-refs",
+        dest="resolve_refs",
+        action="store_false",
+        help="no reference text in structure chunks, no reference edges in the graph",
+    )
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    p.add_argument("--output", type=Path, metavar="FILE", help="write the output here, not stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m lab",
+        description="Chunking Lab: complete- vs partial-evidence recall of RAG chunkers.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{run,sweep,bench}")
+    run = commands.add_parser("run", help="score chunkers x modes at one size and budget")
+    _add_experiment_options(run)
+    sweep_ = commands.add_parser("sweep", help="recall over the budget x size grid")
+    _add_experiment_options(sweep_)
+    sweep_.add_argument(
+        "--budgets",
+        type=_int_list,
+        default=DEFAULT_BUDGETS,
+        metavar="N,N,...",
+        help=f"budgets in words (default {','.join(map(str, DEFAULT_BUDGETS))})",
+    )
+    sweep_.add_argument(
+        "--sizes",
+        type=_int_list,
+        default=DEFAULT_SIZES,
+        metavar="N,N,...",
+        help=f"chunk sizes in characters (default {','.join(map(str, DEFAULT_SIZES))})",
+    )
+    sweep_.add_argument(
+        "--progress",
+        action="store_true",
+        help="report progress on stderr even when it is not a terminal",
+    )
+    bench = commands.add_parser("bench", help="time the engine (see benchmarks/)")
+    bench.add_argument(
+        "--quick", action="store_true", help="tiny sizes and few repeats: a smoke run"
+    )
+    bench.add_argument(
+        "--output", type=Path, metavar="FILE", help="write the figures here, not stdout"
+    )
+    return parser
+
+
+def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
+    """The experiment the options describe; a ``ValueError`` names a flag whose value is out of
+    range."""
+    smallest = min((args.size, *sizes))
+    if smallest <= args.overlap:
+        flag = "--size" if smallest == args.size else "--sizes"
+        raise ValueError(f"{flag} {smallest} must be larger than --overlap {args.overlap}")
+    chunkers = tuple(dict.fromkeys(n for names in args.chunker or [CHUNKERS] for n in names))
+    return LabConfig(
+        chunkers=chunkers,
+        modes=MODES if args.mode == "both" else (args.mode,),
+        size=args.size,
+        budget=args.budget,
+        split=args.split,
+        headers=args.headers,
+        resolve_refs=args.resolve_refs,
+        overlap=args.overlap,
+    )
+
+
+def _say(level: str, message: str) -> None:
+    print(f"{level}: {message}", file=sys.stderr)
+
+
+def _load(args: argparse.Namespace) -> Corpus:
+    """The corpus of ``--doc``/``--qe`` (the bundled handbook by default), its problems reported.
+
+    Raises ``ValueError`` when no question of the split can run."""
+    if args.doc is None:
+        docs, qe = [DEFAULT_DOC], args.qe or DEFAULT_QE
+    elif args.qe is None:
+        raise ValueError(
+            "--qe PATH is required with --doc: the bundled questions belong to the bundled handbook"
+        )
+    else:
+        docs, qe = args.doc, args.qe
+    stems = [p.stem for p in docs]
+    if len(set(stems)) < len(stems):
+        raise ValueError(
+            f"two --doc files share a name ({', '.join(stems)}); documents are named by file stem"
+        )
+    corpus = load_corpus(list(docs), qe)
+    fatal = not corpus.questions
+    whole_file = [e for e in corpus.errors if e.question is None]
+    if fatal and whole_file:
+        raise ValueError(f"{qe}: {whole_file[0].message}")
+    for e in corpus.errors:
+        _say("error" if fatal else "warning", f"{e.question or qe}: {e.message}")
+    if fatal:
+        raise ValueError(f"no usable question in {qe}" + (" (see above)" if corpus.errors else ""))
+    if not corpus.split(args.split):
+        counts = ", ".join(
+            f"{sum(q.split == s for q in corpus.questions)} {s}" for s in ("train", "test")
+        )
+        raise ValueError(
+            f"no {args.split} questions in {qe} (it has {counts}); choose another --split"
+        )
+    return corpus
+
+
+def _progress(stream, live: bool) -> Callable[[int, int], None]:
+    def report(done: int, total: int) -> None:
+        end = "\n" if not live or done == total else "\r"
+        stream.write(f"sweep: {done}/{total} indexes (size x chunker){end}")
+        stream.flush()
+
+    return report
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> str:
+    """Aligned columns: the first ``left`` (names) to the left, the rest (numbers) to the right."""
+    widths = [max(map(len, col)) for col in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i < left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([line(header), *(line(r) for r in rows)])
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _on(flag: bool) -> str:
+    return "on" if flag else "off"
+
+
+def _run_table(result: LabResult, corpus: Corpus) -> str:
+    c = result.config
+    n = len(corpus.split(c.split))
+    title = (
+        f"{corpus.name}: {n} {c.split} question{'s' * (n != 1)}, "
+        f"size {c.size} chars, budget {c.budget} words, "
+        f"headers {_on(c.headers)}, references {_on(c.resolve_refs)}"
+    )
+    metrics = _table(
+        ("chunker", "mode", "partial", "complete", "gap", "context words", "chunks", "MRR"),
+        [
+            (
+                r.chunker,
+                r.mode,
+                _pct(m.partial),
+                _pct(m.complete),
+                _pct(m.gap),
+                f"{m.mean_context_words:.1f}",
+                f"{m.mean_chunks:.2f}",
+                f"{m.mrr:.3f}",
+            )
+            for r in result.runs
+            for m in [r.metrics]
+        ],
+        left=2,
+    )
+    seen: dict[str, object] = {}
+    for r in result.runs:
+        seen.setdefault(r.chunker, r.index)
+    index = _table(
+        (
+            "chunker",
+            "chunks",
+            "mean chars",
+            "max chars",
+            "index/doc",
+            "evidence intact",
+            "heading starts",
+            "over size",
+            "over budget",
+            "objective",
+        ),
+        [
+            (
+                name,
+                str(s.chunks),
+                f"{s.mean_chars:.0f}",
+                str(s.max_chars),
+                f"{s.index_ratio:.2f}",
+                _pct(s.evidence_intact),
+                _pct(s.heading_starts),
+                str(s.over_size),
+                str(s.over_budget),
+                "-" if s.objective is None else f"{s.objective:.2f}",
+            )
+            for name, s in seen.items()
+        ],
+        left=1,
+    )
+    index_title = f"Index statistics (over budget: longer than {c.budget} words)"
+    return f"{title}\n\n{metrics}\n\n{index_title}\n{index}\n"
+
+
+def _nearest(values: Sequence[int], target: int) -> int:
+    return min(values, key=lambda v: (abs(v - target), v))
+
+
+def _pivot(result: SweepResult, axis: str, fixed: str, at: int) -> str:
+    rows = [r for r in result.rows if r[fixed] == at]
+    columns = sorted({r[axis] for r in rows})
+    cells: dict[tuple[str, str], dict[int, str]] = {}
+    for r in rows:
+        cells.setdefault((r["chunker"], r["mode"]), {})[r[axis]] = (
+            f"{100 * r['complete']:.0f}% ({100 * r['partial']:.0f}%)"
+        )
+    unit = "words" if axis == "budget" else "chars"
+    return _table(
+        ("chunker", "mode", *(f"{v} {unit}" if i == 0 else str(v) for i, v in enumerate(columns))),
+        [(chunker, mode, *(by[v] for v in columns)) for (chunker, mode), by in cells.items()],
+        left=2,
+    )
+
+
+def _sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) -> str:
+    c = result.config
+    sizes = sorted({r["size"] for r in result.rows})
+    budgets = sorted({r["budget"] for r in result.rows})
+    at_size, at_budget = _nearest(sizes, size), _nearest(budgets, budget)
+    n = len(corpus.split(c.split))
+    return (
+        f"{corpus.name}: {n} {c.split} questions; cells are complete (partial) recall\n\n"
+        f"By budget at size {at_size} chars\n{_pivot(result, 'budget', 'size', at_size)}\n\n"
+        f"By size at budget {at_budget} words\n{_pivot(result, 'size', 'budget', at_budget)}\n"
+    )
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    output.write_text(text, encoding="utf-8")
+    _say("note", f"wrote {output}")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    config = _config(args)
+    corpus = _load(args)
+    result = run_lab(corpus, config)
+    if args.format == "json":
+        text = json.dumps(result.to_dict(), indent=2) + "\n"
+    elif args.format == "csv":
+        text = result.metrics_frame().to_csv(index=False)
+    else:
+        text = _run_table(result, corpus)
+    _emit(text, args.output)
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    config = _config(args, args.sizes)
+    corpus = _load(args)
+    live = sys.stderr.isatty()
+    progress = _progress(sys.stderr, live) if live or args.progress else None
+    result = sweep(corpus, config, budgets=args.budgets, sizes=args.sizes, progress=progress)
+    if args.format == "json":
+        text = json.dumps(result.to_dict(), indent=2) + "\n"
+    elif args.format == "csv":
+        text = result.frame().to_csv(index=False)
+    else:
+        text = _sweep_table(result, corpus, args.size, args.budget)
+    _emit(text, args.output)
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    report = run_all(quick=args.quick, log=lambda m: _say("bench", m))
+    _emit(report.format(), args.output)
+    return 0
+
+
+COMMANDS = {"run": _cmd_run, "sweep": _cmd_sweep, "bench": _cmd_bench}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 user error)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
+    try:
+        return COMMANDS[args.command](args)
+    except (CorpusError, ValueError) as exc:
+        _say("error", str(exc))
+    except BrokenPipeError:
+        # The reader went away (``| head``): silence the final flush, as the Python docs advise.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as exc:
+        _say("error", f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
+    return 2

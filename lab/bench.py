@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from time import perf_counter
+from time import perf_counter, process_time
 
 from .corpus import build_corpus
 from .generate import generate_corpus
@@ -38,10 +38,13 @@ Log = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Timing:
-    """Seconds of each repeat of one benchmark, and its goal (seconds) if it has one."""
+    """Wall-clock seconds of each repeat of one benchmark, the process CPU seconds of each (a
+    check on a busy machine: waiting for a core counts in the first, not in the second), and
+    the goal in seconds, if there is one."""
 
     name: str
     seconds: tuple[float, ...]
+    cpu: tuple[float, ...]
     goal: float | None = None
 
     @property
@@ -77,7 +80,7 @@ class Hotspot:
 class Report:
     quick: bool
     timings: list[Timing] = field(default_factory=list)
-    scaling: tuple[str, float, float | None] | None = None  # label, ratio, goal
+    scaling: tuple[str, float, float, float | None] | None = None  # label, median, best, goal
     stages: list[Stages] = field(default_factory=list)
     profile_label: str = ""
     by_own: list[Hotspot] = field(default_factory=list)
@@ -87,13 +90,15 @@ class Report:
         return format_report(self)
 
 
-def _repeat(fn: Callable[[], object], repeats: int) -> tuple[float, ...]:
-    times = []
+def _repeat(fn: Callable[[], object], repeats: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Wall-clock and CPU seconds of each of ``repeats`` calls."""
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = perf_counter()
+        start, start_cpu = perf_counter(), process_time()
         fn()
-        times.append(perf_counter() - start)
-    return tuple(times)
+        wall.append(perf_counter() - start)
+        cpu.append(process_time() - start_cpu)
+    return tuple(wall), tuple(cpu)
 
 
 def _handbook_texts() -> tuple[str, str]:
@@ -103,16 +108,17 @@ def _handbook_texts() -> tuple[str, str]:
 def bench_handbook(repeats: int = 50, config: LabConfig = FULL) -> Timing:
     """Load and parse the handbook from in-memory strings, then run every chunker x mode."""
     text, qe = _handbook_texts()
-    seconds = _repeat(lambda: run_lab(build_corpus({"handbook": text}, qe), config), repeats)
-    return Timing(f"handbook full run ({_label(config)})", seconds, GOAL_HANDBOOK)
+    wall, cpu = _repeat(lambda: run_lab(build_corpus({"handbook": text}, qe), config), repeats)
+    return Timing(f"handbook full run ({_label(config)})", wall, cpu, GOAL_HANDBOOK)
 
 
 def bench_generated(
     text: str, qe: dict, repeats: int = 3, config: LabConfig = FULL, goal: float | None = None
 ) -> Timing:
     """Load a generated corpus from memory and run every chunker x mode on it."""
-    seconds = _repeat(lambda: run_lab(build_corpus({"generated": text}, qe), config), repeats)
-    return Timing(f"generated {_size(len(text))}, {len(qe['questions'])} questions", seconds, goal)
+    wall, cpu = _repeat(lambda: run_lab(build_corpus({"generated": text}, qe), config), repeats)
+    name = f"generated {_size(len(text))}, {len(qe['questions'])} questions"
+    return Timing(name, wall, cpu, goal)
 
 
 def bench_sweep(
@@ -125,9 +131,9 @@ def bench_sweep(
     """The budget x size sweep on the handbook (corpus loaded once, outside the timing)."""
     text, qe = _handbook_texts()
     corpus = build_corpus({"handbook": text}, qe)
-    seconds = _repeat(lambda: sweep(corpus, config, budgets, sizes), repeats)
+    wall, cpu = _repeat(lambda: sweep(corpus, config, budgets, sizes), repeats)
     grid = f"{len(budgets)} budgets x {len(sizes)} sizes"
-    return Timing(f"handbook sweep ({grid}, {_label(config)})", seconds, goal)
+    return Timing(f"handbook sweep ({grid}, {_label(config)})", wall, cpu, goal)
 
 
 class _Laps:
@@ -143,8 +149,23 @@ class _Laps:
         self.last = now
 
 
-def stage_breakdown(label: str, text: str, qe: dict | str, config: LabConfig = FULL) -> Stages:
-    """Time each stage of one full run separately, in the order ``run_lab`` runs them."""
+def stage_breakdown(
+    label: str, text: str, qe: dict | str, config: LabConfig = FULL, repeats: int = 1
+) -> Stages:
+    """Time each stage of a full run separately, in the order ``run_lab`` runs them; medians over
+    ``repeats``."""
+    laps = [_stage_laps(text, qe, config) for _ in range(repeats)]
+    per_chunker = {
+        chunker: {s: statistics.median(lap[2][chunker][s] for lap in laps) for s in Stages.STAGES}
+        for chunker in config.chunkers
+    }
+    parse = statistics.median(lap[0] for lap in laps)
+    load = statistics.median(lap[1] for lap in laps)
+    runs = f", median of {repeats}" if repeats > 1 else ""
+    return Stages(f"{label} ({_label(config)}{runs})", parse, load, per_chunker)
+
+
+def _stage_laps(text: str, qe: dict | str, config: LabConfig):
     start = perf_counter()
     parse_document(text, "bench")
     parse = perf_counter() - start
@@ -171,7 +192,7 @@ def stage_breakdown(label: str, text: str, qe: dict | str, config: LabConfig = F
             aggregate([score_question(index, q, r, c) for q, r, c in triples])
             lap("score")
         per_chunker[chunker] = lap.seconds
-    return Stages(label, parse, load, per_chunker)
+    return parse, load, per_chunker
 
 
 def profile_run(
@@ -211,26 +232,32 @@ def run_all(quick: bool = False, log: Log | None = None) -> Report:
     say = log or (lambda _: None)
     report = Report(quick)
     say("handbook full run")
-    report.timings.append(bench_handbook(repeats=5 if quick else 50))
-    small, large, n_questions = (10_000, 20_000, 40) if quick else (100_000, 1_000_000, 1000)
+    report.timings.append(bench_handbook(repeats=3 if quick else 50))
+    small, large, n_questions = (5_000, 10_000, 20) if quick else (100_000, 1_000_000, 1000)
     generated = {}
     for target in (small, large):
         say(f"generating {_size(target)} with {n_questions} questions")
         generated[target] = generate_corpus(target, n_questions)
         say(f"timing {_size(target)}")
         goal = GOAL_GENERATED if target == 1_000_000 else None
-        report.timings.append(
-            bench_generated(*generated[target], repeats=2 if quick else 3, goal=goal)
-        )
-    ratio = report.timings[-1].median / report.timings[-2].median
-    report.scaling = (f"{_size(large)} / {_size(small)}", ratio, None if quick else GOAL_SCALING)
+        repeats = 2 if quick else 7 if target == small else 3
+        report.timings.append(bench_generated(*generated[target], repeats=repeats, goal=goal))
+    big, little = report.timings[-1], report.timings[-2]
+    report.scaling = (
+        f"{_size(len(generated[large][0]))} / {_size(len(generated[small][0]))}",
+        big.median / little.median,
+        big.best / little.best,
+        None if quick else GOAL_SCALING,
+    )
     say("sweep")
     if quick:
-        report.timings.append(
-            bench_sweep(repeats=1, budgets=(40, 120), sizes=(250, 450), goal=None)
-        )
+        report.timings.append(bench_sweep(repeats=1, budgets=(40, 120), sizes=(450,), goal=None))
     else:
         report.timings.append(bench_sweep())
+    say("stages handbook")
+    report.stages.append(
+        stage_breakdown("handbook", *_handbook_texts(), repeats=1 if quick else 20)
+    )
     for target, (text, qe) in generated.items():
         say(f"stages {_size(target)}")
         report.stages.append(stage_breakdown(f"generated {_size(target)}", text, qe))
@@ -273,57 +300,67 @@ def _status(value: float, goal: float | None) -> str:
 
 def format_report(report: Report) -> str:
     """The figures as plain-text tables."""
+    title = "Timings" + (" (quick: tiny sizes, goals not applied)" if report.quick else "")
+    out = [title, _timings_table(report)]
+    for stages in report.stages:
+        out += ["", _stages_table(stages)]
+    profiles = (("own time", report.by_own), ("time with callees, lab functions", report.by_total))
+    for title, spots in profiles:
+        if spots:
+            out += [
+                "",
+                f"Profile hotspots by {title} ({report.profile_label})",
+                _profile_table(spots),
+            ]
+    return "\n".join(out) + "\n"
+
+
+def _timings_table(report: Report) -> str:
     rows = [
         (
             t.name,
             str(len(t.seconds)),
             _seconds(t.median),
             _seconds(t.best),
+            _seconds(statistics.median(t.cpu)),
             "" if t.goal is None else f"<= {_seconds(t.goal)}",
             _status(t.median, t.goal),
         )
         for t in report.timings
     ]
     if report.scaling:
-        label, ratio, goal = report.scaling
-        rows.append(
-            (
-                f"scaling {label}",
-                "",
-                f"{ratio:.1f}x",
-                "",
-                "" if goal is None else f"<= {goal:g}x",
-                _status(ratio, goal),
-            )
+        label, ratio, best, goal = report.scaling
+        limit = "" if goal is None else f"<= {goal:g}x"
+        row = (
+            f"scaling {label}",
+            "",
+            f"{ratio:.1f}x",
+            f"{best:.1f}x",
+            "",
+            limit,
+            _status(ratio, goal),
         )
-    out = [
-        "Timings" + (" (quick: tiny sizes, goals not applied)" if report.quick else ""),
-        _table(("benchmark", "runs", "median", "best", "goal", "status"), rows),
+        rows.append(row)
+    return _table(("benchmark", "runs", "median", "best", "median cpu", "goal", "status"), rows)
+
+
+def _stages_table(stages: Stages) -> str:
+    rows = [
+        (chunker, *(_seconds(row[s]) for s in Stages.STAGES), _seconds(sum(row.values())))
+        for chunker, row in stages.per_chunker.items()
     ]
-    for st in report.stages:
-        stage_rows = [
-            (chunker, *(_seconds(row[s]) for s in Stages.STAGES), _seconds(sum(row.values())))
-            for chunker, row in st.per_chunker.items()
-        ]
-        totals = [sum(row[s] for row in st.per_chunker.values()) for s in Stages.STAGES]
-        stage_rows.append(("all chunkers", *map(_seconds, totals), _seconds(sum(totals))))
-        out += [
-            "",
-            f"Stages, {st.label} ({_label(FULL)}): parse {_seconds(st.parse)}, "
-            f"load (parse + locate evidence) {_seconds(st.load)}, "
-            f"total {_seconds(st.load + sum(totals))}",
-            _table(("chunker", *Stages.STAGES, "total"), stage_rows),
-        ]
-    for title, spots in (
-        ("own time", report.by_own),
-        ("time with callees, lab functions", report.by_total),
-    ):
-        out += [
-            "",
-            f"Profile hotspots by {title} ({report.profile_label})",
-            _table(
-                ("function", "calls", "own", "with callees"),
-                [(h.function, str(h.calls), _seconds(h.own), _seconds(h.total)) for h in spots],
-            ),
-        ]
-    return "\n".join(out) + "\n"
+    totals = [sum(row[s] for row in stages.per_chunker.values()) for s in Stages.STAGES]
+    rows.append(("all chunkers", *map(_seconds, totals), _seconds(sum(totals))))
+    title = (
+        f"Stages, {stages.label}: parse {_seconds(stages.parse)}, "
+        f"load (parse + locate evidence) {_seconds(stages.load)}, "
+        f"total {_seconds(stages.load + sum(totals))}"
+    )
+    return title + "\n" + _table(("chunker", *Stages.STAGES, "total"), rows)
+
+
+def _profile_table(spots: list[Hotspot]) -> str:
+    return _table(
+        ("function", "calls", "own", "with callees"),
+        [(h.function, str(h.calls), _seconds(h.own), _seconds(h.total)) for h in spots],
+    )

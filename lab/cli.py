@@ -319,9 +319,8 @@ def _pivot(result: SweepResult, axis: str, fixed: str, at: int) -> str:
         cells.setdefault((r["chunker"], r["mode"]), {})[r[axis]] = (
             f"{100 * r['complete']:.0f}% ({100 * r['partial']:.0f}%)"
         )
-    unit = "words" if axis == "budget" else "chars"
     return _table(
-        ("chunker", "mode", *(f"{v} {unit}" if i == 0 else str(v) for i, v in enumerate(columns))),
+        ("chunker", "mode", *map(str, columns)),
         [(chunker, mode, *(by[v] for v in columns)) for (chunker, mode), by in cells.items()],
         left=2,
     )
@@ -333,10 +332,12 @@ def _sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) ->
     budgets = sorted({r["budget"] for r in result.rows})
     at_size, at_budget = _nearest(sizes, size), _nearest(budgets, budget)
     n = len(corpus.split(c.split))
+    by_budget = _pivot(result, "budget", "size", at_size)
+    by_size = _pivot(result, "size", "budget", at_budget)
     return (
         f"{corpus.name}: {n} {c.split} questions; cells are complete (partial) recall\n\n"
-        f"By budget at size {at_size} chars\n{_pivot(result, 'budget', 'size', at_size)}\n\n"
-        f"By size at budget {at_budget} words\n{_pivot(result, 'size', 'budget', at_budget)}\n"
+        f"By budget (words) at size {at_size} chars\n{by_budget}\n\n"
+        f"By size (chars) at budget {at_budget} words\n{by_size}\n"
     )
 
 

@@ -1,0 +1,327 @@
+"""The command line: formats, options, and bad input as one ``error:`` line with exit status 2."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lab import CHUNKERS
+from lab.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+QE = ROOT / "data" / "handbook_qe.json"
+HANDBOOK_QUESTIONS = json.loads(QE.read_text(encoding="utf-8"))["questions"]
+SPLIT_IDS = {
+    split: [q["id"] for q in HANDBOOK_QUESTIONS if split in ("all", q.get("split", "test"))]
+    for split in ("train", "test", "all")
+}
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv: str) -> dict:
+    code, out, err = run_cli(capsys, "run", "--format", "json", *argv)
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def default_json(tmp_path_factory):
+    """The JSON of a default run on the bundled handbook (every chunker x mode, test split)."""
+    target = tmp_path_factory.mktemp("cli") / "default.json"
+    assert main(["run", "--format", "json", "--output", str(target)]) == 0
+    return json.loads(target.read_text(encoding="utf-8"))
+
+
+def test_json_has_every_chunker_and_mode_with_the_documented_shape(default_json):
+    data = default_json
+    assert set(data) == {"config", "runs", "errors"}
+    assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [
+        (c, m) for c in CHUNKERS for m in ("flat", "graph")
+    ]
+    run = data["runs"][0]
+    assert {"chunker", "mode", "metrics", "index", "questions"} <= set(run)
+    assert {"partial", "complete", "gap", "mrr"} <= set(run["metrics"])
+    question = run["questions"][0]
+    assert {"id", "split", "partial", "complete", "context", "evidence"} <= set(question)
+    assert {"chunk", "rank", "words", "source"} <= set(question["context"][0])
+    assert {"span", "in_context", "diagnosis"} <= set(question["evidence"][0])
+    assert data["errors"] == []
+
+
+def test_json_lists_exactly_the_test_questions_by_default(default_json):
+    for run in default_json["runs"]:
+        assert [q["id"] for q in run["questions"]] == SPLIT_IDS["test"]
+        assert {q["split"] for q in run["questions"]} == {"test"}
+
+
+@pytest.mark.parametrize("split", ["train", "all"])
+def test_json_lists_exactly_the_questions_of_the_split(capsys, split):
+    data = run_json(capsys, "--split", split, "--chunker", "fixed")
+    assert [q["id"] for q in data["runs"][0]["questions"]] == SPLIT_IDS[split]
+    assert data["runs"][0]["metrics"]["questions"] == len(SPLIT_IDS[split])
+
+
+def test_picked_context_never_exceeds_the_budget(capsys):
+    data = run_json(capsys, "--budget", "80")
+    for run in data["runs"]:
+        for q in run["questions"]:
+            assert sum(p["words"] for p in q["context"]) <= 80
+
+
+def test_table_shows_metrics_and_index_statistics(capsys):
+    code, out, err = run_cli(capsys, "run")
+    assert code == 0
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("chunker") and "partial" in line)
+    for column in ("mode", "complete", "gap", "context words", "chunks", "MRR"):
+        assert column in header
+    assert "Index statistics" in out
+    for name in CHUNKERS:
+        assert sum(line.startswith(f"{name} ") for line in lines) == 3  # flat, graph, index row
+    assert err == ""
+
+
+def test_csv_is_one_row_per_chunker_and_mode(capsys):
+    code, out, _ = run_cli(capsys, "run", "--format", "csv", "--chunker", "fixed,qes-dp")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["chunker"], r["mode"]) for r in rows] == [
+        ("fixed", "flat"),
+        ("fixed", "graph"),
+        ("qes-dp", "flat"),
+        ("qes-dp", "graph"),
+    ]
+    assert all(0 <= float(r["complete"]) <= float(r["partial"]) <= 1 for r in rows)
+
+
+def test_one_chunker_in_graph_mode_is_one_run(capsys):
+    data = run_json(capsys, "--chunker", "structure", "--mode", "graph")
+    assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [("structure", "graph")]
+    assert data["config"]["chunkers"] == ["structure"]
+    assert data["config"]["modes"] == ["graph"]
+
+
+def test_options_reach_the_config(capsys):
+    data = run_json(capsys, "--chunker", "sentence", "--size", "300", "--budget", "90", "--headers")
+    config = data["config"]
+    assert (config["size"], config["budget"], config["headers"]) == (300, 90, True)
+    assert config["resolve_refs"] is True
+
+
+def test_no_refs_drops_reference_text_from_structure_chunks(capsys):
+    with_refs = run_json(capsys, "--chunker", "structure", "--split", "all", "--budget", "400")
+    without = run_json(
+        capsys, "--chunker", "structure", "--split", "all", "--budget", "400", "--no-refs"
+    )
+
+    def sources(data):
+        return [
+            len(p["source"]) for r in data["runs"] for q in r["questions"] for p in q["context"]
+        ]
+
+    assert max(sources(with_refs)) > 1  # some picked chunk carries a cited provision's text
+    assert max(sources(without)) == 1
+    ratio = [d["runs"][0]["index"]["index_ratio"] for d in (with_refs, without)]
+    assert ratio[1] < ratio[0]
+    assert without["config"]["resolve_refs"] is False
+
+
+def test_output_writes_the_file_instead_of_stdout(capsys, tmp_path):
+    target = tmp_path / "result.json"
+    code, out, _ = run_cli(
+        capsys, "run", "--format", "json", "--chunker", "fixed", "--output", str(target)
+    )
+    assert code == 0
+    assert out == ""
+    assert json.loads(target.read_text())["runs"][0]["chunker"] == "fixed"
+
+
+SWEEP = ("sweep", "--chunker", "fixed,structure", "--budgets", "40,120", "--sizes", "250,450")
+
+
+def test_sweep_csv_has_one_row_per_chunker_mode_size_and_budget(capsys):
+    code, out, _ = run_cli(capsys, *SWEEP, "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    keys = {(r["chunker"], r["mode"], r["size"], r["budget"]) for r in rows}
+    assert len(rows) == len(keys) == 2 * 2 * 2 * 2
+    assert {r["budget"] for r in rows} == {"40", "120"}
+    assert {r["size"] for r in rows} == {"250", "450"}
+
+
+def test_sweep_json_carries_config_and_rows(capsys):
+    code, out, _ = run_cli(capsys, *SWEEP, "--mode", "flat", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["config"]["modes"] == ["flat"]
+    assert len(data["rows"]) == 2 * 2 * 2
+    assert all(r["complete"] <= r["partial"] for r in data["rows"])
+
+
+def test_sweep_table_pivots_budgets_and_sizes(capsys):
+    code, out, _ = run_cli(capsys, *SWEEP, "--size", "450", "--budget", "120")
+    assert code == 0
+    assert "By budget (words) at size 450 chars" in out
+    assert "By size (chars) at budget 120 words" in out
+    budget_header = out.splitlines()[3]
+    assert budget_header.split() == ["chunker", "mode", "40", "120"]
+
+
+def test_sweep_progress_goes_to_stderr_when_asked(capsys):
+    code, out, err = run_cli(capsys, *SWEEP, "--progress", "--format", "csv")
+    assert code == 0
+    assert "sweep: 4/4" in err
+    assert "sweep:" not in out
+
+
+def test_sweep_is_quiet_on_stderr_without_a_terminal(capsys):
+    code, _, err = run_cli(capsys, *SWEEP, "--format", "csv")
+    assert code == 0
+    assert err == ""
+
+
+def write(tmp_path: Path, name: str, content: str | bytes) -> str:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return str(path)
+
+
+def assert_user_error(code: int, out: str, err: str, *words: str) -> None:
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: ")
+    assert "Traceback" not in err
+    for word in words:
+        assert word in err
+
+
+def test_missing_document_is_an_error(capsys, tmp_path):
+    missing = str(tmp_path / "nope.md")
+    assert_user_error(*run_cli(capsys, "run", "--doc", missing, "--qe", str(QE)), "nope.md")
+
+
+def test_missing_qe_file_is_an_error(capsys, tmp_path):
+    assert_user_error(*run_cli(capsys, "run", "--qe", str(tmp_path / "qe.json")), "qe.json")
+
+
+def test_invalid_json_is_one_error_line(capsys, tmp_path):
+    qe = write(tmp_path, "qe.json", '{"questions": [')
+    code, out, err = run_cli(capsys, "run", "--qe", qe)
+    assert_user_error(code, out, err, "not valid JSON")
+    assert len(err.splitlines()) == 1
+
+
+def test_unknown_chunker_names_the_choices(capsys):
+    code, out, err = run_cli(capsys, "run", "--chunker", "fixed,semantic-magic")
+    assert_user_error(code, out, err, "semantic-magic", "qes-greedy")
+    assert len(err.splitlines()) == 1
+
+
+def test_size_not_above_overlap_is_an_error(capsys):
+    assert_user_error(*run_cli(capsys, "run", "--size", "50"), "--size", "--overlap")
+
+
+def test_sweep_size_not_above_overlap_is_an_error(capsys):
+    assert_user_error(*run_cli(capsys, "sweep", "--sizes", "30,450"), "--sizes 30")
+
+
+def test_bad_budget_list_is_an_error(capsys):
+    assert_user_error(*run_cli(capsys, "sweep", "--budgets", "40,lots"), "--budgets")
+
+
+def test_empty_document_is_an_error(capsys, tmp_path):
+    doc = write(tmp_path, "empty.md", "  \n\n")
+    assert_user_error(*run_cli(capsys, "run", "--doc", doc, "--qe", str(QE)), "empty")
+
+
+def test_non_utf8_document_is_an_error(capsys, tmp_path):
+    doc = write(tmp_path, "latin.md", "# Caf\xe9 rules\n\nNo dogs.\n".encode("latin-1"))
+    assert_user_error(*run_cli(capsys, "run", "--doc", doc, "--qe", str(QE)), "UTF-8")
+
+
+def test_doc_without_qe_is_an_error(capsys, tmp_path):
+    doc = write(tmp_path, "mine.md", "# Rules\n\nNo dogs allowed.\n")
+    assert_user_error(*run_cli(capsys, "run", "--doc", doc), "--qe")
+
+
+def test_split_without_questions_is_an_error(capsys, tmp_path):
+    train_only = [q for q in HANDBOOK_QUESTIONS if q["split"] == "train"]
+    qe = write(tmp_path, "qe.json", json.dumps(train_only))
+    assert_user_error(*run_cli(capsys, "run", "--qe", qe), "no test questions")
+
+
+BAD = {
+    "id": "q99",
+    "question": "Is there a cafe on the roof?",
+    "evidence": ["The rooftop cafe serves soup to all visitors."],
+    "split": "test",
+}
+
+
+def test_bad_question_is_a_warning_and_the_valid_ones_still_run(capsys, tmp_path):
+    qe = write(tmp_path, "qe.json", json.dumps({"questions": [*HANDBOOK_QUESTIONS, BAD]}))
+    code, out, err = run_cli(capsys, "run", "--qe", qe, "--format", "json")
+    assert code == 0
+    assert err.startswith("warning: q99: evidence not found: 'The rooftop cafe")
+    assert "Traceback" not in err
+    data = json.loads(out)
+    for run in data["runs"]:
+        assert [q["id"] for q in run["questions"]] == SPLIT_IDS["test"]
+    assert [e["question"] for e in data["errors"]] == ["q99"]
+    assert "evidence not found" in data["errors"][0]["message"]
+
+
+def test_bad_question_warning_also_shows_with_the_table(capsys, tmp_path):
+    qe = write(tmp_path, "qe.json", json.dumps([*HANDBOOK_QUESTIONS, BAD]))
+    code, out, err = run_cli(capsys, "run", "--qe", qe, "--chunker", "fixed")
+    assert code == 0
+    assert "warning: q99:" in err
+    assert "fixed" in out
+
+
+def test_no_valid_question_is_an_error(capsys, tmp_path):
+    qe = write(tmp_path, "qe.json", json.dumps([BAD]))
+    code, out, err = run_cli(capsys, "run", "--qe", qe)
+    assert code == 2
+    assert out == ""
+    assert "q99: evidence not found" in err
+    assert err.splitlines()[-1].startswith("error: no usable question")
+
+
+def test_module_runs_out_of_the_box_and_fails_cleanly(tmp_path):
+    ok = subprocess.run(
+        [sys.executable, "-m", "lab", "run", "--format", "csv", "--chunker", "fixed"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith("chunker,mode,")
+    bad = subprocess.run(
+        [sys.executable, "-m", "lab", "run", "--qe", str(tmp_path / "missing.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
+
+
+def test_bench_quick_prints_the_figures(capsys):
+    code, out, err = run_cli(capsys, "bench", "--quick")
+    assert code == 0
+    assert "handbook full run" in out
+    assert "Stages" in out and "Profile hotspots" in out
+    assert "bench:" in err

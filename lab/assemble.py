@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 NOVELTY = 0.3
+FIRST_LOOK = 32  # ranked chunks examined before the rest of the ranking is sorted
 
 PICKED = "picked"
 OVER_BUDGET = "over budget"
@@ -18,44 +19,76 @@ BELOW_CUT = "below the cut"
 @dataclass(frozen=True, eq=False)
 class Context:
     """What the assembler took. ``skipped`` maps a chunk it passed over to why; offered chunks
-    from position ``cut`` of the ranking on were never considered because nothing more could fit."""
+    from position ``cut`` of the ranking on were never considered because nothing more could fit.
+    ``positions`` are the picked chunks' 0-based ranks."""
 
     picked: tuple[int, ...]
     skipped: dict[int, str]
     cut: int
     words: int
+    positions: tuple[int, ...] = ()
+    budget: int | None = None
 
-    def decision(self, chunk: int, position: int) -> str | None:
-        """Why ``chunk`` (at ``position`` in the ranking, -1 if not offered) was or was not taken."""
+    def decision(self, chunk: int, position: int, words: int | None = None) -> str | None:
+        """Why ``chunk`` (at ``position`` in the ranking, -1 if not offered, ``words`` long) was or
+        was not taken. Past the cut, a chunk longer than the whole budget is "over budget" (it
+        could never fit); a shorter one is "below the cut" (the budget filled first)."""
         if chunk in self.picked:
             return PICKED
         if chunk in self.skipped:
             return self.skipped[chunk]
-        return BELOW_CUT if position >= self.cut else None
+        if position < self.cut or position < 0:
+            return None
+        too_long = words is not None and self.budget is not None and words > self.budget
+        return OVER_BUDGET if too_long else BELOW_CUT
 
 
 def assemble(
-    order: np.ndarray,
+    ranking,
     words: np.ndarray,
-    tokens: Sequence[np.ndarray],
+    tokens: Sequence[Sequence[int]],
     budget: int,
     novelty: float = NOVELTY,
 ) -> Context:
-    """Offer chunks in ``order``: skip one that would exceed ``budget`` words (and go on: a smaller,
-    lower-ranked chunk may still fit), skip one whose tokens are less than ``novelty`` new relative
-    to the context so far, take the rest. Stops once no remaining chunk could fit."""
+    """Offer chunks in ranked order: skip one that would exceed ``budget`` words (and go on: a
+    smaller, lower-ranked chunk may still fit), skip one whose tokens are less than ``novelty`` new
+    relative to the context so far, take the rest. Stops once no remaining chunk could fit.
+
+    ``ranking`` is a :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first."""
+    if isinstance(ranking, np.ndarray):
+        return _assemble(ranking, None, words, tokens, budget, novelty)
+    look = FIRST_LOOK
+    while True:
+        head = ranking.head(look)
+        complete = len(head) == ranking.offered
+        rest_min = None
+        if not complete:
+            rest = ranking.score > 0
+            rest[head] = False
+            rest_min = int(words[rest].min())
+        context = _assemble(head, rest_min, words, tokens, budget, novelty)
+        if complete or context.cut < len(head):
+            return context
+        look *= 4
+
+
+def _assemble(order, rest_min, words, tokens, budget, novelty) -> Context:
     picked: list[int] = []
+    positions: list[int] = []
     skipped: dict[int, str] = {}
     seen: set[int] = set()
     used = 0
     n = len(order)
     if n == 0:
-        return Context((), {}, 0, 0)
+        return Context((), {}, 0, 0, (), budget)
     ranked_words = words[order]
     smallest_left = np.minimum.accumulate(ranked_words[::-1])[::-1]
-    position = 0
+    if rest_min is not None:
+        smallest_left = np.minimum(smallest_left, rest_min)
+    cut = n
     for position in range(n):
         if budget - used < smallest_left[position]:
+            cut = position
             break
         k = int(order[position])
         w = int(ranked_words[position])
@@ -64,13 +97,12 @@ def assemble(
             continue
         t = tokens[k]
         if picked:
-            new = sum(1 for x in t.tolist() if x not in seen)
+            new = sum(1 for x in t if x not in seen)
             if new / max(1, len(t)) < novelty:
                 skipped[k] = NEAR_DUPLICATE
                 continue
         picked.append(k)
+        positions.append(position)
         used += w
-        seen.update(t.tolist())
-    else:
-        position = n
-    return Context(tuple(picked), skipped, position, used)
+        seen.update(t)
+    return Context(tuple(picked), skipped, cut, used, tuple(positions), budget)

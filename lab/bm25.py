@@ -7,7 +7,6 @@ with ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``. Query terms count o
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,28 +24,24 @@ class BM25:
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.k1, self.b = k1, b
         vocab: dict[str, int] = {}
-        rows, cols, tfs = [], [], []
-        lengths = np.zeros(len(documents))
-        self.token_ids: list[np.ndarray] = []
-        for d, tokens in enumerate(documents):
-            ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64, count=len(tokens))
-            self.token_ids.append(ids)
-            lengths[d] = len(tokens)
-            for term, tf in Counter(ids.tolist()).items():
-                rows.append(d)
-                cols.append(term)
-                tfs.append(tf)
+        self.token_ids: list[list[int]] = [
+            [vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in documents
+        ]
         self.vocab = vocab
-        n_docs = len(documents)
-        tf = np.asarray(tfs, dtype=float)
-        rows_a = np.asarray(rows, dtype=np.int64)
-        cols_a = np.asarray(cols, dtype=np.int64)
-        df = np.bincount(cols_a, minlength=len(vocab)).astype(float)
+        n_docs, n_terms = len(documents), len(vocab)
+        lengths = np.fromiter((len(ids) for ids in self.token_ids), dtype=np.int64, count=n_docs)
+        flat = np.fromiter(
+            (i for ids in self.token_ids for i in ids), dtype=np.int64, count=int(lengths.sum())
+        )
+        pairs, tf = np.unique(np.repeat(np.arange(n_docs), lengths) * n_terms + flat, return_counts=True)
+        rows, cols = pairs // max(n_terms, 1), pairs % max(n_terms, 1)
+        tf = tf.astype(float)
+        df = np.bincount(cols, minlength=n_terms).astype(float)
         self.idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
         avgdl = lengths.mean() if n_docs and lengths.mean() > 0 else 1.0
-        norm = k1 * (1 - b + b * lengths[rows_a] / avgdl)
-        weights = self.idf[cols_a] * tf * (k1 + 1) / (tf + norm)
-        self.matrix = sp.csr_matrix((weights, (rows_a, cols_a)), shape=(n_docs, len(vocab)))
+        norm = k1 * (1 - b + b * lengths[rows] / avgdl)
+        weights = self.idf[cols] * tf * (k1 + 1) / (tf + norm)
+        self.matrix = sp.csr_matrix((weights, (rows, cols)), shape=(n_docs, n_terms))
 
     def query_matrix(self, queries: Sequence[Sequence[str]]) -> sp.csr_matrix:
         """Queries x vocabulary term counts; unknown terms are dropped."""

@@ -171,7 +171,10 @@ def decode_text(data: bytes | str, what: str) -> str:
 def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputError]]:
     """Question objects from QE JSON (an object with "questions" or a bare list)."""
     if isinstance(raw, (str, bytes)):
-        text = decode_text(raw, "The QE file")
+        try:
+            text = decode_text(raw, "The QE file")
+        except CorpusError as exc:  # the documents are still usable: report, do not raise
+            return [], [InputError(str(exc))]
         if len(text) > MAX_QE_CHARS:
             return [], [InputError(f"The QE JSON is {len(text):,} characters; the limit is {MAX_QE_CHARS:,}.")]
         if not text.strip():

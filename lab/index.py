@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -86,6 +86,18 @@ class Index:
         return self.holders[(ev.doc, ev.start, ev.end)]
 
 
+def chunk_tokens(doc, chunk: Chunk) -> list[str]:
+    """``tokenize(chunk.text)``, reusing the document's unit tokens for the body."""
+    start, end = chunk.source[0]
+    tail = chunk.text[len(chunk.prefix) + end - start :]
+    return [*prefix_tokens(chunk.prefix), *doc.tokens(start, end), *tokenize(tail)]
+
+
+@lru_cache(maxsize=4096)
+def prefix_tokens(prefix: str) -> tuple[str, ...]:
+    return tuple(tokenize(prefix))
+
+
 def build_index(
     corpus: Corpus,
     chunker: str,
@@ -107,5 +119,5 @@ def build_index(
         chunks.extend(made)
         if plan.objective is not None:
             objective = (objective or 0.0) + plan.objective
-    bm25 = BM25([tokenize(c.text) for c in chunks])
+    bm25 = BM25([chunk_tokens(corpus.documents[c.doc], c) for c in chunks])
     return Index(corpus, chunker, size, overlap, headers, resolve_refs, tuple(chunks), objective, bm25)

@@ -108,36 +108,43 @@ class IndexStats:
 
 def score_question(index: Index, q: Question, ranking: Ranking, context: Context) -> QuestionResult:
     """Evidence in context, diagnosis of what missed, and ranking metrics for one question."""
-    positions = ranking.positions()
+    position: dict[int, int] = {}
+
+    def rank_of(k: int) -> int:
+        if k not in position:
+            position[k] = ranking.position(k)
+        return position[k]
+
     picked = set(context.picked)
     evidence = []
     relevant: set[int] = set()
     for ev in q.evidence:
-        holders = index.holding(ev)
-        relevant.update(holders.tolist())
-        inside = any(int(h) in picked for h in holders)
-        offered = [(int(positions[h]), int(h)) for h in holders if positions[h] >= 0]
+        holders = index.holding(ev).tolist()
+        relevant.update(holders)
+        inside = any(h in picked for h in holders)
+        offered = [(rank_of(h), h) for h in holders if rank_of(h) >= 0]
         best = min(offered) if offered else None
         diagnosis = None
         if not inside:
-            if not len(holders):
+            if not holders:
                 diagnosis = NOT_INTACT
             elif best is None:
                 diagnosis = NOT_RANKED
             else:
-                diagnosis = context.decision(best[1], best[0])
+                diagnosis = context.decision(best[1], best[0], int(index.words[best[1]]))
         evidence.append(
             EvidenceResult((ev.start, ev.end), inside, diagnosis, best[0] + 1 if best else None, ev.doc)
         )
     hits = [e.in_context for e in evidence]
-    rel_positions = sorted(int(positions[k]) for k in relevant if positions[k] >= 0)
+    rel_positions = sorted(p for p in (rank_of(k) for k in relevant) if p >= 0)
     recall_at = {
         k: (sum(1 for p in rel_positions if p < k) / len(relevant)) if relevant else 0.0 for k in KS
     }
     precision_at = {k: sum(1 for p in rel_positions if p < k) / k for k in KS}
     chunks = index.chunks
     context_picks = tuple(
-        Pick(chunks[k].id, int(positions[k]) + 1, chunks[k].words, chunks[k].source) for k in context.picked
+        Pick(chunks[k].id, pos + 1, chunks[k].words, chunks[k].source)
+        for k, pos in zip(context.picked, context.positions, strict=True)
     )
     return QuestionResult(
         id=q.id,

@@ -9,9 +9,11 @@ the first provision becomes a provision of its own, and text before any heading 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
+
+from .text import tokenize
 
 PATH_SEPARATOR = " \u203a "
 
@@ -105,6 +107,27 @@ class Document:
     @cached_property
     def reference_starts(self) -> list[int]:
         return [r.start for r in self.references]
+
+    @cached_property
+    def unit_ends(self) -> list[int]:
+        return [u.end for u in self.units]
+
+    @cached_property
+    def unit_tokens(self) -> list[list[str]]:
+        """BM25 tokens of every unit (tokens never cross a unit boundary)."""
+        return [tokenize(self.text[u.start : u.end]) for u in self.units]
+
+    def tokens(self, start: int, end: int) -> list[str]:
+        """Tokens of ``text[start:end]``, from the units' tokens when the range is whole units."""
+        first = bisect_left(self.unit_starts, start)
+        last = bisect_left(self.unit_ends, end)
+        if (
+            first < last + 1 <= len(self.units)
+            and self.unit_starts[first] == start
+            and self.unit_ends[last] == end
+        ):
+            return [t for u in range(first, last + 1) for t in self.unit_tokens[u]]
+        return tokenize(self.text[start:end])
 
     def unit_at(self, pos: int) -> int:
         """Index of the last unit starting at or before ``pos`` (0 when none does)."""
@@ -291,13 +314,13 @@ class _Parser:
 
 
 def _split_title(headings: dict[int, Heading]) -> tuple[str | None, int | None]:
-    """The document title: a single level-1 heading that comes first."""
-    if not headings:
+    """The document title: a single level-1 heading that is the document's first unit (text
+    before it would otherwise join the preamble across the title)."""
+    if 0 not in headings:
         return None, None
-    first = min(headings)
     top = [i for i, h in headings.items() if h.level == 1]
-    if top == [first] and len(headings) > 1:
-        return headings[first].label, first
+    if top == [0] and len(headings) > 1:
+        return headings[0].label, 0
     return None, None
 
 

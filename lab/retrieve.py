@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -16,53 +17,84 @@ SEEDS = 3
 BM25_SHARE = 0.6
 
 
+def top(score: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` best positive scores, best first, ties in index order."""
+    positive = int(np.count_nonzero(score > 0))
+    k = min(k, positive)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k < positive:
+        threshold = np.partition(score, len(score) - k)[len(score) - k]
+        candidates = np.flatnonzero(score >= threshold)
+    else:
+        candidates = np.flatnonzero(score > 0)
+    return candidates[np.argsort(-score[candidates], kind="stable")][:k]
+
+
 @dataclass(frozen=True, eq=False)
 class Ranking:
-    """Scores of every chunk for one question; ``order`` lists the offered (positive) chunks,
-    best first, ties in document order."""
+    """Scores of every chunk for one question. Chunks with a positive score are offered, best
+    first, ties in document order; ``head(k)`` gives the first ``k`` without sorting the rest."""
 
-    order: np.ndarray
     score: np.ndarray
     bm25: np.ndarray
     pagerank: np.ndarray | None = None
     seeds: tuple[int, ...] = ()
 
+    @cached_property
+    def offered(self) -> int:
+        return int(np.count_nonzero(self.score > 0))
+
+    def head(self, k: int) -> np.ndarray:
+        return top(self.score, k)
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """Every offered chunk, best first."""
+        return top(self.score, self.offered)
+
+    def position(self, chunk: int) -> int:
+        """0-based rank of ``chunk`` among the offered chunks; -1 when it is not offered."""
+        s = self.score[chunk]
+        if s <= 0:
+            return -1
+        return int(np.count_nonzero(self.score > s) + np.count_nonzero(self.score[:chunk] == s))
+
     def positions(self) -> np.ndarray:
-        """Rank position (0-based) of each chunk in ``order``; -1 where not offered."""
+        """Rank position (0-based) of each chunk; -1 where not offered."""
         pos = np.full(len(self.score), -1, dtype=np.int64)
         pos[self.order] = np.arange(len(self.order))
         return pos
 
 
-def _offered(score: np.ndarray) -> np.ndarray:
-    order = np.argsort(-score, kind="stable")
-    return order[: int(np.count_nonzero(score > 0))]
+@lru_cache(maxsize=4096)
+def query_tokens(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
 
 
 def rank(index: Index, questions: Sequence[Question], mode: str, seeds: int = SEEDS) -> list[Ranking]:
     """Rank ``index``'s chunks for each question in ``mode`` ("flat" or "graph")."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    bm25 = index.bm25.scores([tokenize(q.question) for q in questions])
+    bm25 = index.bm25.scores([query_tokens(q.question) for q in questions])
     if mode == "flat":
-        return [Ranking(_offered(row), row, row) for row in bm25]
+        return [Ranking(row, row) for row in bm25]
 
     n = len(index.chunks)
-    top = np.argsort(-bm25, axis=1, kind="stable")[:, :seeds]
     restart = np.zeros((n, len(questions)))
     seed_sets = []
     for q, row in enumerate(bm25):
-        chosen = tuple(int(k) for k in top[q] if row[k] > 0)
-        seed_sets.append(chosen)
-        if chosen:
-            restart[list(chosen), q] = row[list(chosen)] / row[list(chosen)].sum()
+        chosen = top(row, seeds)
+        seed_sets.append(tuple(chosen.tolist()))
+        if len(chosen):
+            restart[chosen, q] = row[chosen] / row[chosen].sum()
     mass = index.graph.pagerank(restart) if n else restart
     rankings = []
     for q, row in enumerate(bm25):
         if not seed_sets[q]:
-            rankings.append(Ranking(_offered(row), np.zeros(n), row, np.zeros(n), ()))
+            rankings.append(Ranking(np.zeros(n), row, np.zeros(n), ()))
             continue
         p = mass[:, q]
         score = BM25_SHARE * row / row.max() + (1 - BM25_SHARE) * p / p.max()
-        rankings.append(Ranking(_offered(score), score, row, p, seed_sets[q]))
+        rankings.append(Ranking(score, row, p, seed_sets[q]))
     return rankings

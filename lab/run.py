@@ -153,7 +153,7 @@ class Retrieval:
     def contexts(self, budget: int) -> list[Context]:
         tokens = self.index.bm25.token_ids
         words = self.index.words
-        return [assemble(r.order, words, tokens, budget) for r in self.rankings]
+        return [assemble(r, words, tokens, budget) for r in self.rankings]
 
     def evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
         return tuple(
@@ -213,7 +213,7 @@ class Explanation:
                     "words": c.words,
                     "seed": k in self.ranking.seeds,
                     "evidence": k in holders,
-                    "decision": self.context.decision(k, pos),
+                    "decision": self.context.decision(k, pos, c.words),
                 }
             )
         return pd.DataFrame(rows)

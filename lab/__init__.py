@@ -16,6 +16,7 @@ from .run import (
     DEFAULT_SIZES,
     SPLITS,
     Explanation,
+    LabCache,
     LabConfig,
     LabResult,
     Run,
@@ -28,6 +29,6 @@ from .run import (
 __all__ = [
     "CHUNKERS", "DEFAULT_BUDGETS", "DEFAULT_SIZES", "DIAGNOSES", "EXPLAIN", "MAX_DOCUMENT_CHARS",
     "MAX_QE_CHARS", "MODES", "SPLITS", "Chunk", "Corpus", "CorpusError", "Document", "Explanation",
-    "Index", "InputError", "LabConfig", "LabResult", "Question", "Run", "SweepResult", "build_corpus",
+    "Index", "InputError", "LabCache", "LabConfig", "LabResult", "Question", "Run", "SweepResult", "build_corpus",
     "build_index", "explain", "load_corpus", "parse_document", "run_lab", "sweep",
 ]

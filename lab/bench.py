@@ -19,7 +19,7 @@ from .corpus import build_corpus
 from .generate import generate_corpus
 from .metrics import aggregate, index_stats, score_question
 from .parse import parse_document
-from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabConfig, Retrieval, index_for, run_lab, sweep
+from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabCache, LabConfig, Retrieval, run_lab, sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDBOOK = ROOT / "data" / "handbook.md"
@@ -176,7 +176,7 @@ def _stage_laps(text: str, qe: dict | str, config: LabConfig):
     per_chunker = {}
     for chunker in config.chunkers:
         lap = _Laps()
-        index = index_for(corpus, config, chunker)
+        index = LabCache().index(corpus, config, chunker)
         lap("index")
         index_stats(index, config.budget)
         lap("stats")

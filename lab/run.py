@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
@@ -162,24 +164,68 @@ class Retrieval:
         )
 
 
-def index_for(corpus: Corpus, config: LabConfig, chunker: str, size: int | None = None) -> Index:
-    return build_index(
-        corpus, chunker, size or config.size, overlap=config.overlap,
-        headers=config.headers, resolve_refs=config.resolve_refs,
-    )
+class LabCache:
+    """Indexes and rankings kept for reuse across runs, sweeps and budgets (least recently used
+    ones dropped past ``max_indexes``). Safe to share between threads."""
+
+    def __init__(self, max_indexes: int = 32):
+        self.max_indexes = max_indexes
+        self._indexes: OrderedDict[tuple, Index] = OrderedDict()
+        self._retrievals: OrderedDict[tuple, Retrieval] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _get(self, table: OrderedDict, key: tuple, make: Callable, limit: int):
+        with self._lock:
+            if key in table:
+                table.move_to_end(key)
+                return table[key]
+        value = make()
+        with self._lock:
+            table[key] = value
+            while len(table) > limit:
+                table.popitem(last=False)
+        return value
+
+    def index(self, corpus: Corpus, config: LabConfig, chunker: str, size: int | None = None) -> Index:
+        size = size or config.size
+        key = (corpus.digest, chunker, size, config.overlap, config.headers, config.resolve_refs)
+        return self._get(
+            self._indexes,
+            key,
+            lambda: build_index(
+                corpus, chunker, size, overlap=config.overlap,
+                headers=config.headers, resolve_refs=config.resolve_refs,
+            ),
+            self.max_indexes,
+        )
+
+    def retrieval(self, index: Index, split: str, mode: str) -> Retrieval:
+        key = (index.corpus.digest, index.chunker, index.size, index.overlap, index.headers,
+               index.resolve_refs, split, mode)
+        return self._get(
+            self._retrievals,
+            key,
+            lambda: Retrieval.of(index, index.corpus.split(split), mode),
+            4 * self.max_indexes,
+        )
 
 
-def run_lab(corpus: Corpus, config: LabConfig | None = None, progress: Progress | None = None) -> LabResult:
+def run_lab(
+    corpus: Corpus,
+    config: LabConfig | None = None,
+    progress: Progress | None = None,
+    cache: LabCache | None = None,
+) -> LabResult:
     """Run every configured chunker in every configured mode on the questions of the split."""
     config = config or LabConfig()
-    questions = corpus.split(config.split)
+    cache = cache or LabCache()
     runs = []
     total = len(config.chunkers) * len(config.modes)
     for chunker in config.chunkers:
-        index = index_for(corpus, config, chunker)
+        index = cache.index(corpus, config, chunker)
         stats = index_stats(index, config.budget)
         for mode in config.modes:
-            results = Retrieval.of(index, questions, mode).evaluate(config.budget)
+            results = cache.retrieval(index, config.split, mode).evaluate(config.budget)
             runs.append(Run(chunker, mode, aggregate(results), stats, results))
             if progress:
                 progress(len(runs), total)
@@ -245,6 +291,7 @@ def sweep(
     budgets: Iterable[int] = DEFAULT_BUDGETS,
     sizes: Iterable[int] = DEFAULT_SIZES,
     progress: Progress | None = None,
+    cache: LabCache | None = None,
 ) -> SweepResult:
     """Recall over the budget x size grid for every chunker and mode: chunk and index once per size,
     rank once per mode, assemble once per budget."""
@@ -257,14 +304,14 @@ def sweep(
     for s in sizes:
         for chunker in config.chunkers:
             check_chunking(chunker, s, config.overlap)
-    questions = corpus.split(config.split)
+    cache = cache or LabCache()
     rows = []
     total, done = len(sizes) * len(config.chunkers), 0
     for size in sizes:
         for chunker in config.chunkers:
-            index = index_for(corpus, config, chunker, size)
+            index = cache.index(corpus, config, chunker, size)
             for mode in config.modes:
-                retrieval = Retrieval.of(index, questions, mode)
+                retrieval = cache.retrieval(index, config.split, mode)
                 for budget in budgets:
                     metrics = aggregate(retrieval.evaluate(budget))
                     rows.append(
@@ -289,6 +336,6 @@ def sweep(
 
 
 __all__ = [
-    "DEFAULT_BUDGETS", "DEFAULT_SIZES", "Explanation", "LabConfig", "LabResult", "Run",
+    "DEFAULT_BUDGETS", "DEFAULT_SIZES", "Explanation", "LabCache", "LabConfig", "LabResult", "Run",
     "SPLITS", "SweepResult", "explain", "run_lab", "sweep", "QUESTION_SPLITS",
 ]

@@ -1,0 +1,44 @@
+"""Index overview: the corpus, each chunker's index, and where one chunker cuts the document."""
+
+import streamlit as st
+
+from lab import CHUNKERS
+from ui import cache, draw, state
+
+settings = state.current()
+corpus = cache.corpus(settings.corpus)
+result = cache.lab(corpus, settings.config)
+
+st.title("Index overview")
+st.caption(f"Corpus: {draw.md_escape(corpus.name)}")
+draw.corpus_summary(corpus)
+
+st.subheader("Index statistics")
+st.caption(f"Chunk size L = {settings.size} characters; budget = {settings.budget} words.")
+st.dataframe(draw.index_table(result), column_config=draw.INDEX_COLUMNS, hide_index=True)
+
+st.subheader("Boundary map")
+names = list(CHUNKERS)
+left, right = st.columns(2)
+with left:
+    chunker = state.page_selectbox(
+        "Chunker", names, key="map", index=names.index(settings.chunkers[0])
+    )
+doc = 0
+if len(corpus.documents) > 1:
+    with right:
+        doc_names = [d.name for d in corpus.documents]
+        doc = doc_names.index(state.page_selectbox("Document", doc_names, key="doc"))
+st.caption(f"**{CHUNKERS[chunker].label}.** {CHUNKERS[chunker].description}")
+
+index = cache.index(corpus, settings.config, chunker)
+view = ("map", chunker, doc, settings.config)
+strip = cache.view(corpus, (*view, "strip"), draw.strip_data, index, doc, settings.budget)
+draw.chart(cache.spec(draw.boundary_strip), **strip)
+text_chars = len(corpus.documents[doc].text)
+if text_chars > draw.MAP_CHARS:
+    st.info(
+        f"The document has {text_chars:,} characters; the map below shows the first "
+        f"{draw.MAP_CHARS:,}. The strip above covers all of it."
+    )
+st.html(cache.view(corpus, (*view, "text"), draw.boundary_html, index, doc, settings.budget))

@@ -1,0 +1,47 @@
+"""Question drill-down: one question through every chunker and mode, flat and graph side by side."""
+
+import streamlit as st
+
+from lab import CHUNKERS
+from ui import cache, explore, state
+from ui.draw import md_escape
+
+settings = state.current()
+corpus = cache.corpus(settings.corpus)
+q = explore.question(corpus, settings.question)
+
+st.title("Question drill-down")
+if q is None:
+    st.info(
+        f"This corpus has no {settings.split} questions: choose another split in the sidebar, "
+        "or load questions on the **Your corpus** page."
+    )
+else:
+    case = f" · case: {md_escape(q.case)}" if q.case else ""
+    st.markdown(f"#### {md_escape(q.question)}")
+    st.caption(
+        f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence spans{case} · "
+        f"L = {settings.size} characters · budget = {settings.budget} words"
+    )
+    explore.evidence_list(corpus, q)
+
+    views = {
+        (chunker, mode): explore.view(corpus, settings.config, chunker, mode, q.id)
+        for chunker in settings.chunkers
+        for mode in settings.modes
+    }
+    st.subheader("Every configuration")
+    st.dataframe(explore.overview(views, settings.chunkers, settings.modes))
+    st.caption(
+        "complete: all the evidence is in the context · partial: some of it · miss: none. "
+        "After the dot: why the missing evidence missed."
+    )
+
+    st.subheader("Ranking and context")
+    for tab, chunker in zip(st.tabs(list(settings.chunkers)), settings.chunkers, strict=True):
+        mine = [views[chunker, mode] for mode in settings.modes]
+        with tab:
+            st.caption(f"**{CHUNKERS[chunker].label}.** {CHUNKERS[chunker].description}")
+            for column, v in zip(st.columns(len(mine)), mine, strict=True):
+                with column:
+                    explore.draw_view(v, rows=max(len(m.ranking) for m in mine))

@@ -1,0 +1,51 @@
+"""Recall tables: partial vs complete recall per chunker and mode, and every question's verdict."""
+
+import json
+
+import streamlit as st
+
+from ui import cache, draw, state
+
+settings = state.current()
+corpus = cache.corpus(settings.corpus)
+result = cache.lab(corpus, settings.config)
+table = draw.recall_table(result)
+
+st.title("Recall tables")
+st.caption(
+    f"{len(corpus.split(settings.split))} {settings.split} questions · L = {settings.size} "
+    f"characters · budget = {settings.budget} words. Complete: all evidence in the context; "
+    "partial: some of it."
+)
+if table["questions"].eq(0).all():
+    st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
+    st.stop()  # the entry point still draws the sidebar's share link
+
+draw.headline(table)
+st.dataframe(table, column_config=draw.RECALL_COLUMNS, hide_index=True)
+draw.chart(cache.spec(draw.recall_chart), rows=draw.recall_data(table))
+
+st.subheader("Question × configuration")
+verdicts = cache.view(corpus, ("verdicts", settings.config), draw.verdict_data, result, corpus)
+draw.chart(cache.spec(draw.verdict_matrix), rows=verdicts)
+if len(corpus.split(settings.split)) > draw.MATRIX_QUESTIONS:
+    st.info(f"The matrix shows the first {draw.MATRIX_QUESTIONS} questions; the exports hold all.")
+
+st.subheader("Export")
+draw.downloads(
+    [
+        ("Recall table (CSV)", table.to_csv(index=False), "recall.csv", "text/csv"),
+        (
+            "Per question (CSV)",
+            lambda: result.questions_frame().to_csv(index=False),
+            "questions.csv",
+            "text/csv",
+        ),
+        (
+            "Full results (JSON)",
+            lambda: json.dumps(result.to_dict(), indent=1),
+            "results.json",
+            "application/json",
+        ),
+    ]
+)

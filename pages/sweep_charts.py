@@ -1,0 +1,66 @@
+"""Sweep charts: recall against the context budget and the chunk size, and their grid."""
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from lab import DEFAULT_BUDGETS, DEFAULT_SIZES
+from ui import cache, draw, state
+
+settings = state.current()
+corpus = cache.corpus(settings.corpus)
+budgets = tuple(sorted({*DEFAULT_BUDGETS, settings.budget}))
+sizes = tuple(sorted({*DEFAULT_SIZES, settings.size}))
+
+st.title("Sweep charts")
+st.caption(
+    f"{settings.split} questions · budgets {', '.join(map(str, budgets))} words · sizes "
+    f"{', '.join(map(str, sizes))} characters. Solid lines: complete recall; dashed: partial. "
+    f"A red ✕ marks a point where {draw.NO_FIT}."
+)
+if not corpus.split(settings.split):
+    st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
+    st.stop()  # the entry point still draws the sidebar's share link
+
+bar = st.progress(0.0, text="Sweeping…")
+rows = cache.sweep_rows(
+    corpus,
+    settings.config,
+    budgets,
+    sizes,
+    progress=lambda done, total: bar.progress(done / total, text=f"Sweeping… {done} of {total}"),
+)
+bar.empty()
+frame = pd.DataFrame(rows)
+grid = f"sweep {settings.config!r} {budgets} {sizes}"  # everything the sweep's views depend on
+
+lines = (
+    ("budget", "size", settings.size, f"Recall against budget (L = {settings.size})"),
+    ("size", "budget", settings.budget, f"Recall against chunk size (budget = {settings.budget})"),
+)
+for x, held, value, title in lines:
+    st.subheader(title)
+    part = frame[frame[held] == value]
+    for column, mode in zip(st.columns(len(settings.modes)), settings.modes, strict=True):
+        with column:
+            data = cache.view(corpus, (grid, x, mode), draw.sweep_data, part, mode)
+            draw.chart(cache.spec(draw.sweep_lines, x, mode, settings.chunkers), rows=data)
+
+st.subheader("Budget × size")
+measure = state.page_selectbox("Heatmap shows", ["complete", "partial"], key="heat")
+data = cache.view(corpus, (grid, measure), draw.heatmap_data, frame, measure)
+draw.chart(cache.spec(draw.sweep_heatmap, measure, settings.chunkers), stretch=False, rows=data)
+
+st.subheader("Export")
+draw.downloads(
+    [
+        ("Sweep (CSV)", frame.to_csv(index=False), "sweep.csv", "text/csv"),
+        (
+            "Sweep (JSON)",
+            lambda: json.dumps({"settings": settings.params(), "rows": rows}),
+            "sweep.json",
+            "application/json",
+        ),
+    ]
+)

@@ -1,0 +1,79 @@
+"""Your corpus: paste or upload a document and its questions, check them, run the lab on them."""
+
+import streamlit as st
+
+from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS
+from ui import cache, corpus_input, state
+from ui.corpus_input import DOC, NAME, QE
+
+settings = state.current()
+
+st.title("Your corpus")
+st.caption(
+    "Paste or upload a markdown or plain-text document and its questions with their evidence "
+    "sentences (QE JSON). They stay in this browser session only."
+)
+st.button("Fill in the bundled example", on_click=corpus_input.fill_example, type="tertiary")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Document")
+    st.text_input(
+        "Name",
+        key=corpus_input.widget(NAME),
+        on_change=corpus_input.keep,
+        args=(NAME,),
+        help='Questions may name it in their "doc" field.',
+    )
+    st.text_area(
+        "Markdown or plain text",
+        key=corpus_input.widget(DOC),
+        on_change=corpus_input.keep,
+        args=(DOC,),
+        height=320,
+        placeholder="# Title\n\n## 1 Section\n\n### 1.1 Provision\n\nText…",
+        help=f"At most {MAX_DOCUMENT_CHARS:,} characters.",
+    )
+    st.file_uploader(
+        f"…or upload a .md or .txt file (up to {corpus_input.UPLOAD_MB} MB)",
+        type=["md", "markdown", "txt"],
+        key=corpus_input.UPLOADER[DOC],
+        on_change=corpus_input.take_upload,
+        args=(DOC,),
+        max_upload_size=corpus_input.UPLOAD_MB,
+    )
+with right:
+    st.subheader("Questions")
+    st.text_area(
+        "QE JSON",
+        key=corpus_input.widget(QE),
+        on_change=corpus_input.keep,
+        args=(QE,),
+        height=398,
+        placeholder=corpus_input.QE_EXAMPLE,
+        help=f"At most {MAX_QE_CHARS:,} characters. Leave empty to explore the chunking only.",
+    )
+    st.file_uploader(
+        f"…or upload a .json file (up to {corpus_input.UPLOAD_MB} MB)",
+        type=["json"],
+        key=corpus_input.UPLOADER[QE],
+        on_change=corpus_input.take_upload,
+        args=(QE,),
+        max_upload_size=corpus_input.UPLOAD_MB,
+    )
+    with st.expander("QE JSON format"):
+        st.code(corpus_input.QE_EXAMPLE, language="json")
+        st.markdown(corpus_input.QE_HELP)
+corpus_input.upload_errors()
+
+st.button("Check and load", type="primary", on_click=corpus_input.load)
+corpus_input.draw_report()
+
+if cache.USER_CORPUS_KEY in st.session_state:
+    st.subheader("Run it")
+    if settings.corpus != cache.USER:
+        st.info("The sidebar shows the handbook. Switch it to your corpus to see every page on it.")
+        st.button("Use my corpus", on_click=corpus_input.use, type="primary")
+    else:
+        corpus_input.draw_run(cache.corpus(cache.USER), settings)
+    st.button("Forget my corpus", on_click=corpus_input.forget, type="tertiary")

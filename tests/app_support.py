@@ -1,0 +1,45 @@
+"""AppTest helpers for the app's tests and the rerun benchmark.
+
+Streamlit runs a file of ``pages/`` on its own, skipping the entry point, when a process's first
+request names that page (``ui.state.current`` then reruns through ``streamlit_app.py``).
+``AppTest`` forgets that the entry point called ``st.navigation`` before every run, so every run
+would take that detour, and a button's click is lost in the detour's rerun. :class:`App` runs
+like a warm server instead; plain ``AppTest`` still covers the cold detour.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from unittest.mock import patch
+
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+ENTRY = str(ROOT / "streamlit_app.py")
+PAGES = ("pages/index_overview.py", "pages/recall_tables.py", "pages/sweep_charts.py")
+TIMEOUT = 120
+
+_init = PagesManager.__init__
+
+
+def _warm_init(self, *args, **kwargs) -> None:
+    _init(self, *args, **kwargs)
+    PagesManager.uses_pages_directory = False
+
+
+class App(AppTest):
+    """``AppTest`` of the entry point as a warm server runs it: ``st.navigation`` decides."""
+
+    def _run(self, *args, **kwargs):
+        with patch.object(PagesManager, "__init__", _warm_init):
+            return super()._run(*args, **kwargs)
+
+
+def open_app(page: str | None = None, **query: str | list[str]) -> App:
+    """The app run once on ``page`` (the default page when None) with ``query`` in the URL."""
+    app = App.from_file(ENTRY, default_timeout=TIMEOUT)
+    app.query_params.update(query)
+    if page is not None:
+        app.switch_page(page)
+    return app.run()

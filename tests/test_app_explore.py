@@ -1,0 +1,418 @@
+"""The explore pages (chunk graph, question drill-down, your corpus): AppTest runs of each page,
+and the views behind them checked against the engine."""
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from app_support import open_app
+from streamlit.testing.v1 import AppTest
+
+from lab import (
+    CHUNKERS,
+    MAX_DOCUMENT_CHARS,
+    MODES,
+    LabConfig,
+    build_corpus,
+    build_index,
+    explain,
+    run_lab,
+)
+from ui import explore
+
+GRAPH = "pages/chunk_graph.py"
+DRILL = "pages/question_drilldown.py"
+CORPUS = "pages/your_corpus.py"
+
+DOCUMENT = """\
+# Harbour rules
+
+## 1 Definitions
+
+### 1.1 Quay
+
+The quay is the stone edge where boats tie up. It runs from the crane to the lighthouse.
+
+### 1.2 Night
+
+Night means the hours between sunset and sunrise.
+
+## 2 Conduct
+
+### 2.1 Swimming
+
+Swimming is forbidden within ten metres of the quay (Section 1.1). Children under 12 must wear a
+float at all times.
+
+### 2.2 Lights
+
+Every boat moored at the quay must show a white light at night (Section 1.2). Lights must be
+switched off at sunrise.
+"""
+
+QUESTIONS = [
+    {
+        "id": "h1",
+        "question": "May I swim next to the stone edge where boats tie up?",
+        "evidence": [
+            "Swimming is forbidden within ten metres of the quay (Section 1.1).",
+            "The quay is the stone edge where boats tie up.",
+        ],
+    },
+    {
+        "id": "h2",
+        "question": "When does a moored boat need a white light?",
+        "evidence": [
+            "Every boat moored at the quay must show a white light at night (Section 1.2).",
+            "Night means the hours between sunset and sunrise.",
+        ],
+    },
+]
+
+
+def app_on(page: str, **params: str | list[str]) -> AppTest:
+    """The app opened on ``page`` as a warm server runs it, ``params`` in the first URL."""
+    at = open_app(page, **params)
+    assert not at.exception
+    return at
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    next(b for b in at.button if b.label == label).click().run()
+    assert not at.exception
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [element.proto.body for element in at.get("html")]
+
+
+def type_corpus(at: AppTest, document: str, questions: str, name: str = "harbour") -> AppTest:
+    at.text_input(key="yc_name__widget").set_value(name)
+    at.text_area(key="yc_document__widget").set_value(document)
+    at.text_area(key="yc_qe__widget").set_value(questions)
+    return click(at.run(), "Check and load")
+
+
+def report(at: AppTest):
+    return at.session_state["yc_report"]
+
+
+# Every page on defaults -------------------------------------------------------------------------
+
+
+def test_chunk_graph_page_draws_the_structure_graph_for_the_first_test_question():
+    at = app_on(GRAPH)
+    assert at.selectbox(key="graph_chunker").value == "structure"
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert [p["name"] for p in spec["params"]] == ["node"]
+    assert int(metric(at, "xref edges")) > 0
+    assert at.selectbox(key="graph_node").value.startswith("structure-")
+
+
+def test_drilldown_page_shows_every_chunker_in_both_modes():
+    at = app_on(DRILL)
+    overview = at.dataframe[0].value
+    assert list(overview.columns) == list(MODES)
+    assert len(overview) == len(CHUNKERS)
+    assert len(at.tabs) == len(CHUNKERS)
+    assert all(
+        cell.split(" ")[0] in ("complete", "partial", "miss")
+        for cell in overview.to_numpy().ravel()
+    )
+
+
+def test_corpus_page_offers_paste_and_bounded_uploads():
+    at = app_on(CORPUS)
+    assert [t.key for t in at.text_area] == ["yc_document__widget", "yc_qe__widget"]
+    assert [u.proto.max_upload_size_mb for u in at.file_uploader] == [20, 20]
+    assert "yc_report" not in at.session_state
+
+
+# Drill-down ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("chunker", list(CHUNKERS))
+def test_drilldown_verdict_matches_the_lab_run(handbook, chunker, mode):
+    at = app_on(DRILL, chunker=chunker, mode=mode)
+    settings = at.session_state["settings"]
+    assert settings.chunkers == (chunker,) and settings.modes == (mode,)
+    overview = at.dataframe[0].value
+    assert overview.shape == (1, 1)
+    run = run_lab(handbook, LabConfig(chunkers=(chunker,), modes=(mode,))).run(chunker, mode)
+    expected = next(r for r in run.questions if r.id == settings.question)
+    assert overview.iloc[0, 0].startswith(f"{expected.verdict} ")
+    assert any(f"-badge[{expected.verdict}]" in m.value for m in at.markdown)
+    ranking = at.dataframe[1].value
+    assert ("pagerank" in ranking.columns) == (mode == "graph")
+    picked = ranking[ranking["decision"] == "picked"]["chunk"].tolist()
+    assert picked == [p.chunk for p in expected.context]
+
+
+def test_every_question_view_agrees_with_run_lab(handbook):
+    config = LabConfig(split="all")
+    result = run_lab(handbook, config)
+    for chunker in CHUNKERS:
+        index = build_index(handbook, chunker, config.size)
+        for mode in MODES:
+            expected = {r.id: r for r in result.run(chunker, mode).questions}
+            for q in handbook.questions:
+                view = explore._build_view(index, q, mode, config.budget)
+                assert view.verdict == expected[q.id].verdict
+                assert [e.diagnosis for e in view.evidence] == [
+                    e.diagnosis for e in expected[q.id].evidence
+                ]
+
+
+def test_drilldown_without_questions_says_so():
+    at = app_on(CORPUS)
+    at = type_corpus(at, DOCUMENT, "")
+    at.switch_page(DRILL).run()
+    assert not at.exception
+    assert any("no test questions" in i.value for i in at.info)
+
+
+# Highlighting ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def harbour():
+    return build_corpus({"harbour": DOCUMENT}, json.dumps(QUESTIONS))
+
+
+def test_evidence_inside_a_resolved_reference_is_highlighted_whole(harbour):
+    index = build_index(harbour, "structure", 450, resolve_refs=True)
+    swimming = next(c for c in index.chunks if "Swimming" in c.text)
+    spans = [(e.start, e.end) for e in harbour.questions[0].evidence]
+    parts = explore.segments(swimming, DOCUMENT, spans)
+    assert "".join(p.text for p in parts) == swimming.text
+    marked = {p.number: p.text for p in parts if p.kind == "evidence"}
+    assert marked == {n + 1: e.text for n, e in enumerate(harbour.questions[0].evidence)}
+    assert [p.text for p in parts if p.kind == "meta"][0] == swimming.prefix
+    assert any("Section 1.1" in p.text for p in parts if p.kind == "meta")
+
+
+def test_evidence_cut_by_a_window_is_marked_as_a_part(harbour):
+    index = build_index(harbour, "fixed", 60, overlap=10)
+    ev = harbour.questions[1].evidence[0]
+    cut = next(c for c in index.chunks if c.start < ev.end and ev.start < c.end)
+    parts = explore.segments(cut, DOCUMENT, [(ev.start, ev.end)])
+    pieces = [p.text for p in parts if p.kind == "part"]
+    assert pieces and all(piece in ev.text for piece in pieces)
+    assert not [p for p in parts if p.kind == "evidence"]
+
+
+def test_document_text_is_escaped_in_the_context():
+    text = (
+        "## 1 Rules\n\n### 1.1 Tags\n\nNever write <script>alert(1)</script> or <b>bold</b> & co.\n"
+    )
+    corpus = build_corpus(
+        {"x": text},
+        json.dumps(
+            [
+                {
+                    "id": "t",
+                    "question": "script tags",
+                    "evidence": ["Never write <script>alert(1)</script>"],
+                }
+            ]
+        ),
+    )
+    index = build_index(corpus, "structure", 450)
+    view = explore._build_view(index, corpus.questions[0], "flat", 120)
+    assert "<script>" not in view.context_html and "<b>" not in view.context_html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in view.context_html
+
+
+# Chunk graph -----------------------------------------------------------------------------------
+
+
+def test_switching_references_off_removes_only_the_reference_edges(handbook):
+    on = explore.graph_view(handbook, LabConfig(resolve_refs=True), "structure", "q07")
+    off = explore.graph_view(handbook, LabConfig(resolve_refs=False), "structure", "q07")
+    assert (on.edges["type"] == "xref").sum() == on.counts["xref"] > 0
+    assert (off.edges["type"] == "xref").sum() == off.counts["xref"] == 0
+    assert on.counts["adjacency"] == off.counts["adjacency"]
+    assert np.allclose(on.nodes[["x", "y"]], off.nodes[["x", "y"]])
+
+
+def test_graph_marks_seeds_picks_evidence_and_sizes_by_pagerank(handbook):
+    config = LabConfig()
+    view = explore.graph_view(handbook, config, "structure", "q07")
+    q = explore.question(handbook, "q07")
+    ex = explain(build_index(handbook, "structure", config.size), q, "graph", config.budget)
+    nodes = view.nodes.set_index("k")
+    assert set(nodes.index[nodes["seed"] == "seed"]) == set(ex.ranking.seeds)
+    assert set(nodes.index[nodes["status"] == "picked"]) == set(ex.context.picked)
+    holders = {int(k) for ev in q.evidence for k in ex.index.holding(ev)}
+    assert set(nodes.index[nodes["evidence"] == "holds evidence"]) == holders
+    by_mass = nodes.sort_values("pagerank")
+    assert by_mass["area"].is_monotonic_increasing
+    assert np.allclose(nodes["pagerank"], ex.ranking.pagerank[nodes.index])
+
+
+def test_graph_layout_is_deterministic(handbook):
+    first = explore.graph_view(handbook, LabConfig(size=350), "fixed", "q07")
+    explore._layout[0].clear()
+    explore._graph_view[0].clear()
+    again = explore.graph_view(handbook, LabConfig(size=350), "fixed", "q07")
+    assert np.allclose(first.nodes[["x", "y"]], again.nodes[["x", "y"]])
+
+
+def test_large_graph_shows_the_questions_neighbourhood(handbook):
+    view = explore.graph_view(handbook, LabConfig(size=100, budget=40), "sentence", "q07")
+    ex = explain(
+        build_index(handbook, "sentence", 100), explore.question(handbook, "q07"), "graph", 40
+    )
+    assert len(view.nodes) == min(view.total, explore.MAX_NODES)
+    assert set(ex.ranking.seeds) | set(ex.context.picked) <= set(view.nodes["k"])
+
+
+def test_graph_page_drops_reference_edges_when_references_are_off():
+    at = app_on(GRAPH)
+    assert int(metric(at, "xref edges")) > 0
+    at.toggle(key="resolve_refs").set_value(False).run()
+    assert not at.exception
+    assert metric(at, "xref edges") == "0"
+    edges = next(t for t in chart_tables(at) if "x2" in t.columns)
+    assert len(edges) and "xref" not in set(edges["type"])
+
+
+def chart_tables(at: AppTest) -> list:
+    return [
+        pa.ipc.open_stream(d.data.data).read_all().to_pandas()
+        for d in at.get("vega_lite_chart")[0].proto.datasets
+    ]
+
+
+def test_hiding_edge_types_draws_only_the_chosen_ones():
+    at = app_on(GRAPH)
+    at.button_group(key="graph_edges").set_value(["xref"]).run()
+    assert not at.exception
+    edges = next(t for t in chart_tables(at) if "x2" in t.columns)
+    assert len(edges) and set(edges["type"]) == {"xref"}
+
+
+def test_choosing_a_chunk_shows_its_text():
+    at = app_on(GRAPH, question="q07")
+    options = at.selectbox(key="graph_node").options
+    last = options[-1].split(" · ")[0]
+    at.selectbox(key="graph_node").set_value(last).run()
+    assert not at.exception
+    assert any(f"{last} · " in body for body in html_bodies(at))
+
+
+# Your corpus -----------------------------------------------------------------------------------
+
+
+def test_valid_corpus_loads_and_every_page_runs_on_it():
+    at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
+    assert report(at).accepted == 2 and report(at).rejected == 0
+    assert at.selectbox(key="corpus").value == "your corpus"
+    assert len(at.dataframe[1].value) == len(CHUNKERS) * len(MODES)  # the recall table
+    for page in ("pages/index_overview.py", DRILL, GRAPH, "pages/recall_tables.py"):
+        at.switch_page(page).run()
+        assert not at.exception, page
+        assert at.session_state["settings"].corpus == "your corpus"
+    at.switch_page(DRILL).run()
+    assert any("May I swim" in m.value for m in at.markdown)
+
+
+def test_broken_json_is_reported_and_the_text_kept():
+    broken = '{"questions": [{"id": "h1", "question": "x"'
+    at = type_corpus(app_on(CORPUS), DOCUMENT, broken)
+    rows = report(at).rows
+    assert rows["status"].tolist() == ["rejected"]
+    assert "not valid JSON" in rows["why"][0]
+    assert at.text_area(key="yc_qe__widget").value == broken
+    assert any("No questions were accepted" in i.value for i in at.info)
+
+
+def test_missing_evidence_rejects_that_question_and_the_rest_run():
+    questions = [QUESTIONS[0], {**QUESTIONS[1], "evidence": ["Boats must carry a bell."]}]
+    at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(questions))
+    rows = report(at).rows.set_index("question")
+    assert rows.at["h2", "status"] == "rejected"
+    assert (
+        "evidence not found" in rows.at["h2", "why"] and "Boats must carry" in rows.at["h2", "why"]
+    )
+    assert rows.at["h1", "status"] == "accepted"
+    at.switch_page(DRILL).run()
+    assert not at.exception
+    assert at.session_state["settings"].question == "h1"
+
+
+def test_empty_document_is_refused_and_the_handbook_stays():
+    at = type_corpus(app_on(CORPUS), "  \n\n ", json.dumps(QUESTIONS))
+    assert "is empty" in report(at).refused
+    assert any("Nothing was loaded" in e.value and "handbook" in e.value for e in at.error)
+    assert at.text_area(key="yc_document__widget").value == "  \n\n "
+    assert at.selectbox(key="corpus").value == "handbook"
+
+
+def test_oversize_document_is_refused_the_text_kept_and_the_loaded_corpus_still_runs():
+    at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
+    huge = "word " * (MAX_DOCUMENT_CHARS // 5 + 1)
+    at = type_corpus(at, huge, json.dumps(QUESTIONS))
+    assert f"{MAX_DOCUMENT_CHARS:,}" in report(at).refused
+    assert any("still in use" in e.value for e in at.error)
+    assert len(at.text_area(key="yc_document__widget").value) == len(huge)
+    at.switch_page(DRILL).run()
+    assert not at.exception
+    assert at.session_state["settings"].corpus == "your corpus"
+    assert any("May I swim" in m.value for m in at.markdown)
+
+
+def test_inputs_survive_a_visit_to_another_page():
+    at = app_on(CORPUS)
+    at.text_area(key="yc_document__widget").set_value(DOCUMENT).run()
+    at.switch_page("pages/recall_tables.py").run()
+    at.switch_page(CORPUS).run()
+    assert at.text_area(key="yc_document__widget").value == DOCUMENT
+
+
+def test_uploads_fill_the_inputs_and_bad_files_are_refused():
+    at = app_on(CORPUS)
+    at.file_uploader(key="yc_document_file").upload("rules.md", DOCUMENT.encode(), "text/markdown")
+    at.run()
+    assert at.text_area(key="yc_document__widget").value == DOCUMENT
+    assert at.text_input(key="yc_name__widget").value == "rules"
+    at.file_uploader(key="yc_qe_file").upload("qe.json", b"\xff\xfe\x00bad", "application/json")
+    at.run()
+    assert not at.exception
+    assert any("not replaced" in e.value for e in at.error)
+    assert at.text_area(key="yc_qe__widget").value == ""
+
+
+def test_user_text_reaches_the_page_escaped():
+    text = DOCUMENT.replace("tie up.", "tie up <img src=x onerror=alert(1)>.")
+    questions = [
+        {
+            "id": "x1",
+            "question": "Where do boats <b>tie</b> up?",
+            "evidence": [
+                "The quay is the stone edge where boats tie up <img src=x onerror=alert(1)>."
+            ],
+        }
+    ]
+    at = type_corpus(app_on(CORPUS), text, json.dumps(questions))
+    at.switch_page(DRILL).run()
+    assert not at.exception
+    bodies = html_bodies(at)
+    assert bodies and all("<img" not in body for body in bodies)
+    assert any("&lt;img src=x onerror=alert(1)&gt;" in body for body in bodies)
+    assert not any("<b>tie</b>" in m.value for m in at.markdown)
+
+
+def test_forgetting_the_corpus_returns_to_the_handbook_and_keeps_the_text():
+    at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
+    click(at, "Forget my corpus")
+    assert at.selectbox(key="corpus").value == "handbook"
+    assert at.selectbox(key="corpus").options == ["handbook"]
+    assert at.text_area(key="yc_document__widget").value == DOCUMENT

@@ -1,0 +1,213 @@
+"""AppTest of the index overview, recall tables and sweep charts pages, and their drawings."""
+
+import pandas as pd
+import pytest
+from app_support import PAGES, open_app
+
+from lab import CHUNKERS, MODES, LabConfig, build_corpus, build_index, run_lab, sweep
+from ui import draw
+from ui.cache import USER, USER_CORPUS_KEY
+
+TITLES = dict(zip(PAGES, ("Index overview", "Recall tables", "Sweep charts"), strict=True))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_on_defaults(page):
+    app = open_app(page)
+    assert not app.exception
+    assert app.title[0].value == TITLES[page]
+    assert app.get("vega_lite_chart")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_changing_the_budget_reruns_the_page(page):
+    app = open_app(page)
+    app.slider(key="budget").set_value(60).run()
+    assert not app.exception
+    assert app.session_state["settings"].budget == 60
+    assert any("budget = 60" in e.value for e in [*app.caption, *app.subheader])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("chunker", list(CHUNKERS))
+def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
+    app = open_app("pages/recall_tables.py", chunker=chunker, mode=mode)
+    assert not app.exception and not app.warning
+    table = app.dataframe[0].value
+    assert list(table["configuration"]) == [draw.config_label(chunker, mode)]
+    assert table["complete"].between(0, 1).all()
+    assert (table["complete"] <= table["partial"]).all()
+
+
+def test_recall_page_offers_csv_and_json_exports():
+    app = open_app("pages/recall_tables.py")
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert labels == ["Recall table (CSV)", "Per question (CSV)", "Full results (JSON)"]
+
+
+def test_index_overview_shows_statistics_for_every_chosen_chunker():
+    app = open_app(chunker=["structure", "qes-greedy"])
+    assert list(app.dataframe[0].value["chunker"]) == ["structure", "qes-greedy"]
+    assert app.selectbox(key="map").value == "structure"
+    assert app.get("html")
+
+
+def test_boundary_map_chunker_is_bound_to_the_url():
+    app = open_app(map="qes-dp")
+    assert app.selectbox(key="map").value == "qes-dp"
+    assert "map=qes-dp" in app.sidebar.code[-1].value
+    bad = open_app(map="nope")
+    assert not bad.exception
+    assert "map=nope" in bad.warning[0].value
+
+
+def test_sweep_heatmap_measure_is_bound_to_the_url():
+    app = open_app("pages/sweep_charts.py", heat="partial")
+    assert not app.exception
+    assert app.selectbox(key="heat").value == "partial"
+
+
+def test_pages_run_on_a_users_corpus_even_on_a_split_without_questions():
+    corpus = build_corpus(
+        {
+            "mine": "# Mine\n\n## 1 Part\n\n### 1.1 Alpha\n\nAlpha is first. It leads.\n\n"
+            "### 1.2 Beta\n\nBeta is second. See Section 1.1.\n"
+        },
+        [{"id": "m1", "question": "What is first?", "evidence": ["Alpha is first."]}],
+    )
+    app = open_app()
+    app.session_state[USER_CORPUS_KEY] = corpus
+    app.run()
+    app.selectbox(key="corpus").select(USER).run()
+    for split in ("test", "train"):
+        app.radio(key="split").set_value(split).run()
+        for page in PAGES:
+            app.switch_page(page).run()
+            assert not app.exception, (split, page)
+
+
+# Drawings: checked without the app, on the bundled handbook.
+
+
+def test_every_chart_template_is_a_valid_vega_lite_spec():
+    templates = [
+        draw.recall_chart(),
+        draw.verdict_matrix(),
+        draw.boundary_strip(),
+        draw.sweep_lines("budget", "flat", tuple(CHUNKERS)),
+        draw.sweep_lines("size", "graph", ("structure",)),
+        draw.sweep_heatmap("partial", tuple(CHUNKERS)),
+    ]
+    for chart in templates:
+        assert chart.to_dict(validate=True)["$schema"].startswith("https://vega.github.io/schema")
+
+
+def test_chart_data_fill_the_named_datasets_of_their_templates(handbook):
+    """Each chart's data functions produce every field its template encodes."""
+    result = run_lab(handbook, LabConfig())
+    index = build_index(handbook, "fixed", 450)
+    frame = pd.DataFrame(sweep(handbook, LabConfig(), budgets=(40, 120), sizes=(250, 450)).rows)
+    pairs = [
+        (draw.recall_chart(), {"rows": draw.recall_data(draw.recall_table(result))}),
+        (draw.verdict_matrix(), {"rows": draw.verdict_data(result, handbook)}),
+        (draw.boundary_strip(), draw.strip_data(index, 0, 120)),
+        (
+            draw.sweep_lines("budget", "flat", tuple(CHUNKERS)),
+            {"rows": draw.sweep_data(frame, "flat")},
+        ),
+        (
+            draw.sweep_heatmap("complete", tuple(CHUNKERS)),
+            {"rows": draw.heatmap_data(frame, "complete")},
+        ),
+    ]
+    for chart, data in pairs:
+        spec = chart.to_dict()
+        assert set(data) == set(_dataset_names(spec))
+        for name, fields in _fields_by_dataset(spec).items():
+            assert fields <= set(data[name].columns) | {"datum"}, (
+                name,
+                fields - set(data[name].columns),
+            )
+            assert len(data[name])
+
+
+def _dataset_names(spec) -> set[str]:
+    found = set()
+    if isinstance(spec, dict):
+        if isinstance(spec.get("data"), dict) and "name" in spec["data"]:
+            found.add(spec["data"]["name"])
+        for value in spec.values():
+            found |= _dataset_names(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found |= _dataset_names(value)
+    return found
+
+
+def _fields_by_dataset(spec, current: str | None = None) -> dict[str, set[str]]:
+    """Encoded field names under each named dataset (inherited by nested views)."""
+    found: dict[str, set[str]] = {}
+    if isinstance(spec, list):
+        for value in spec:
+            for k, v in _fields_by_dataset(value, current).items():
+                found.setdefault(k, set()).update(v)
+        return found
+    if not isinstance(spec, dict):
+        return found
+    if isinstance(spec.get("data"), dict) and "name" in spec["data"]:
+        current = spec["data"]["name"]
+    for key, value in spec.items():
+        if key == "field" and isinstance(value, str) and current:
+            found.setdefault(current, set()).add(value)
+        elif key not in ("data", "datasets"):
+            for k, v in _fields_by_dataset(value, current).items():
+                found.setdefault(k, set()).update(v)
+    return found
+
+
+def test_boundary_map_escapes_document_text():
+    text = "# T\n\n## 1 A\n\n### 1.1 B\n\n<script>alert('x')</script> & <b>bold</b> stays text.\n"
+    corpus = build_corpus({"evil": text}, None)
+    page = draw.boundary_html(build_index(corpus, "sentence", 200), 0, 120)
+    assert "<script>" not in page and "<b>" not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
+
+
+def test_boundary_map_marks_starts_ends_overlaps_headings_and_evidence(handbook):
+    page = draw.boundary_html(build_index(handbook, "fixed", 450), 0, 120)
+    chunks = build_index(handbook, "fixed", 450).chunks
+    assert page.count('class="cl-b') == len(chunks) + 3  # a badge per chunk, three in the legend
+    assert page.count('class="cl-end"') == len(chunks) + 1
+    assert 'class="cl-ov' in page  # fixed windows overlap by 50 characters
+    assert 'class="cl-hd' in page and "cl-ev" in page
+
+
+def test_boundary_map_flags_chunks_that_never_fit_the_budget(handbook):
+    index = build_index(handbook, "structure", 450)
+    never = sum(c.words > 30 for c in index.chunks)
+    assert never > 0
+    page = draw.boundary_html(index, 0, 30)
+    assert page.count("cl-b cl-nofit") == never + 1  # plus the legend's
+
+
+def test_boundary_map_is_bounded_for_a_big_document():
+    text = "# Big\n\n" + "A sentence of filler words goes here. " * 4000
+    corpus = build_corpus({"big": text}, None)
+    page = draw.boundary_html(build_index(corpus, "fixed", 450), 0, 120)
+    assert len(text) > draw.MAP_CHARS
+    assert page.count("filler") < text.count("filler")
+    assert len(page) < 40 * draw.MAP_CHARS
+
+
+def test_sweep_marks_points_where_no_chunk_fits(handbook):
+    rows = sweep(handbook, LabConfig(chunkers=("structure",)), budgets=(10, 400), sizes=(450,)).rows
+    frame = pd.DataFrame(rows)
+    data = draw.sweep_data(frame, "flat")
+    assert set(zip(data["budget"], data["fit"], strict=True)) == {(10, draw.NO_FIT), (400, "")}
+    assert set(draw.heatmap_data(frame, "complete")["label"].loc[frame["budget"] == 10]) == {"✕"}
+
+
+def test_markdown_escape_keeps_text_literal():
+    assert draw.md_escape("**x** [a](javascript:y) <b>\n$1") == (
+        "\\*\\*x\\*\\* \\[a\\]\\(javascript\\:y\\) \\<b\\> \\$1"
+    )

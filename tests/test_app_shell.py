@@ -1,0 +1,199 @@
+"""AppTest of the app shell: navigation, the shared sidebar, URL binding and its fallbacks."""
+
+import re
+
+import pytest
+from app_support import ENTRY, TIMEOUT, open_app
+from streamlit.testing.v1 import AppTest
+
+from lab import CHUNKERS, build_corpus
+from ui.cache import USER, USER_CORPUS_KEY
+from ui.state import Settings, url_notices
+
+
+def settings(app) -> Settings:
+    return app.session_state["settings"]
+
+
+def share_link(app) -> str:
+    return app.sidebar.code[-1].value
+
+
+def test_app_opens_on_the_handbook_with_defaults():
+    app = open_app()
+    assert not app.exception
+    assert app.title[0].value == "Index overview"
+    assert settings(app) == Settings(question=settings(app).question)
+    assert settings(app).question == "q04"  # the first test question
+    assert not app.warning
+
+
+def test_link_reproduces_the_view():
+    query = {
+        "size": "600",
+        "budget": "80",
+        "chunker": ["structure", "qes-dp"],
+        "mode": "graph",
+        "split": "all",
+        "headers": "true",
+        "resolve_refs": "false",
+        "question": "q07",
+    }
+    app = open_app("pages/recall_tables.py", **query)
+    assert not app.exception and not app.warning
+    assert settings(app) == Settings(
+        chunkers=("structure", "qes-dp"),
+        modes=("graph",),
+        size=600,
+        budget=80,
+        split="all",
+        headers=True,
+        resolve_refs=False,
+        question="q07",
+    )
+    link = share_link(app)
+    assert link.startswith("/recall_tables?")
+    for part in (
+        "size=600",
+        "budget=80",
+        "chunker=structure&chunker=qes-dp",
+        "mode=graph",
+        "split=all",
+        "headers=true",
+        "resolve_refs=false",
+        "question=q07",
+    ):
+        assert part in link
+
+
+def test_settings_survive_a_page_switch():
+    app = open_app()
+    app.number_input(key="size").set_value(350).run()
+    app.slider(key="budget").set_value(200).run()
+    app.switch_page("pages/sweep_charts.py").run()
+    assert not app.exception
+    assert app.title[0].value == "Sweep charts"
+    assert (settings(app).size, settings(app).budget) == (350, 200)
+    assert "size=350" in share_link(app) and "budget=200" in share_link(app)
+    assert share_link(app).startswith("/sweep_charts?")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("size", "abc", 450),
+        ("size", "99999999999999999999", 450),
+        ("size", "450.0x", 450),
+        ("budget", "5000", 120),
+        ("budget", "nan", 120),
+        ("chunker", "nope", tuple(CHUNKERS)),
+        ("mode", "vector", ("flat", "graph")),
+        ("split", "dev", "test"),
+        ("headers", "maybe", False),
+        ("resolve_refs", "", True),
+        ("question", "q99", "q04"),
+        ("corpus", "your corpus", "handbook"),
+    ],
+)
+def test_garbage_in_the_url_falls_back_with_a_notice(key, value, expected):
+    app = open_app(**{key: value})
+    assert not app.exception
+    field = {"chunker": "chunkers", "mode": "modes"}.get(key, key)
+    assert getattr(settings(app), field) == expected
+    assert len(app.warning) == 1
+    assert f"{key}=" in app.warning[0].value
+
+
+def test_a_question_of_another_split_falls_back_with_a_notice():
+    app = open_app(split="train", question="q04")  # q04 is a test question
+    assert settings(app).question == "q01"
+    assert "question=q04" in app.warning[0].value
+
+
+def test_valid_values_beside_garbage_are_kept():
+    app = open_app(chunker=["nope", "fixed", "sentence"], size="300")
+    assert settings(app).chunkers == ("fixed", "sentence")
+    assert settings(app).size == 300
+    assert "chunker=nope" in app.warning[0].value
+    assert "fixed" not in app.warning[0].value.split("from the link")[0]
+
+
+def test_url_text_in_a_notice_is_escaped():
+    app = open_app(question="<img src=x onerror=alert(1)>**bold**")
+    notice = app.warning[0].value
+    assert re.search(r"(?<!\\)[<>]", notice) is None  # every angle bracket escaped
+    assert "\\<img" in notice
+    assert "\\*\\*bold" in notice
+
+
+def test_dismissing_the_notices_hides_them():
+    app = open_app(size="abc")
+    assert app.warning
+    app.button(key="dismiss_url_notices").click().run()
+    assert not app.warning
+    app.run()
+    assert not app.warning
+
+
+def test_notices_appear_once_per_session():
+    app = open_app(size="abc")
+    app.slider(key="budget").set_value(60).run()
+    assert len(app.warning) == 1  # still shown until dismissed, not duplicated
+    assert settings(app).size == 450
+
+
+def test_clearing_every_chunker_shows_all_with_a_note():
+    app = open_app()
+    app.multiselect(key="chunker").set_value([]).run()
+    assert not app.exception
+    assert settings(app).chunkers == tuple(CHUNKERS)
+    assert any("No chunker chosen" in c.value for c in app.sidebar.caption)
+
+
+def test_a_cold_deep_link_runs_through_the_entry_point():
+    app = AppTest.from_file(ENTRY, default_timeout=TIMEOUT)
+    app.query_params.update({"budget": "60", "size": "abc"})
+    app.switch_page("pages/recall_tables.py").run()
+    assert not app.exception
+    assert app.title[0].value == "Recall tables"
+    assert settings(app).budget == 60
+    assert app.sidebar.slider(key="budget").value == 60
+    assert "size=abc" in app.warning[0].value
+
+
+def test_a_users_corpus_is_offered_and_keeps_its_own_questions():
+    corpus = build_corpus(
+        {"notes": "# Notes\n\n## 1 Rules\n\n### 1.1 Cats\n\nCats may sleep on the sofa.\n"},
+        [
+            {
+                "id": "c1",
+                "question": "Where may cats sleep?",
+                "evidence": ["Cats may sleep on the sofa."],
+            }
+        ],
+    )
+    app = open_app()
+    app.session_state[USER_CORPUS_KEY] = corpus
+    app.run()
+    assert app.selectbox(key="corpus").options == ["handbook", USER]
+    app.selectbox(key="corpus").select(USER).run()
+    assert not app.exception
+    assert settings(app).corpus == USER
+    assert settings(app).question == "c1"
+
+
+def test_url_notices_name_only_what_was_dropped():
+    used = Settings(chunkers=("fixed",), size=300, question="q04")
+    notices = url_notices(
+        {"chunker": ["fixed", "nope"], "size": ["300"], "question": ["q04"]}, used
+    )
+    assert notices == [
+        "Ignored **chunker=nope** from the link: expected one or more of "
+        + ", ".join(CHUNKERS)
+        + ". Using **fixed**."
+    ]
+
+
+def test_link_params_leave_defaults_out_but_keep_the_question():
+    assert Settings(question="q04").link_params() == {"question": ["q04"]}
+    assert Settings(budget=60).link_params() == {"budget": ["60"]}

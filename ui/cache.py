@@ -1,0 +1,161 @@
+"""Every cached engine call of the app, in one place.
+
+Results are keyed by the corpus digest and the configuration; the corpus object itself is passed
+unhashed (a leading underscore tells Streamlit not to hash it). The bundled handbook's results are
+shared by all sessions. A user's own corpus lives only in its session:
+``st.session_state["user_corpus"]`` holds a ``lab.Corpus`` (put it there with
+:func:`set_user_corpus`), the sidebar then offers it as "your corpus", and its results go to
+session-scoped caches that Streamlit drops when the session ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import streamlit as st
+
+from lab import (
+    CHUNKERS,
+    DEFAULT_BUDGETS,
+    Corpus,
+    Index,
+    LabConfig,
+    LabResult,
+    build_index,
+    load_corpus,
+    run_lab,
+    sweep,
+)
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+HANDBOOK = "handbook"
+USER = "your corpus"
+USER_CORPUS_KEY = "user_corpus"
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def handbook() -> Corpus:
+    """The bundled observatory handbook and its questions."""
+    return load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")
+
+
+def corpus_names() -> list[str]:
+    """Corpora this session can show: the handbook, and the user's own when one is loaded."""
+    return [HANDBOOK, USER] if USER_CORPUS_KEY in st.session_state else [HANDBOOK]
+
+
+def corpus(name: str) -> Corpus:
+    """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else."""
+    if name == USER and USER_CORPUS_KEY in st.session_state:
+        return st.session_state[USER_CORPUS_KEY]
+    return handbook()
+
+
+def set_user_corpus(user_corpus: Corpus) -> None:
+    """Make ``user_corpus`` this session's "your corpus"."""
+    st.session_state[USER_CORPUS_KEY] = user_corpus
+
+
+def _shared_and_session(
+    cache: Callable, max_entries: int, session_entries: int
+) -> Callable[[Callable], tuple[Callable, Callable]]:
+    """Wrap a function twice: a global cache for the handbook, a session cache for user corpora."""
+
+    def wrap(fn: Callable) -> tuple[Callable, Callable]:
+        shared = cache(max_entries=max_entries, show_spinner=False)(fn)
+        own = cache(max_entries=session_entries, show_spinner=False, scope="session")(fn)
+        return shared, own
+
+    return wrap
+
+
+def _pick(pair: tuple[Callable, Callable], of: Corpus) -> Callable:
+    return pair[0] if of.digest == handbook().digest else pair[1]
+
+
+@_shared_and_session(st.cache_data, max_entries=128, session_entries=16)
+def _lab(_corpus: Corpus, digest: str, config: LabConfig) -> LabResult:
+    return run_lab(_corpus, config)
+
+
+@_shared_and_session(st.cache_resource, max_entries=64, session_entries=8)
+def _index(
+    _corpus: Corpus, digest: str, chunker: str, size: int, overlap: int, headers: bool, refs: bool
+) -> Index:
+    return build_index(_corpus, chunker, size, overlap=overlap, headers=headers, resolve_refs=refs)
+
+
+@_shared_and_session(st.cache_data, max_entries=512, session_entries=128)
+def _sweep_rows(
+    _corpus: Corpus, digest: str, key: str, _config: LabConfig, budgets: tuple[int, ...]
+) -> tuple[dict, ...]:
+    return sweep(_corpus, _config, budgets=budgets, sizes=(_config.size,)).rows
+
+
+@_shared_and_session(st.cache_data, max_entries=512, session_entries=128)
+def _view(digest: str, key: Hashable, _build: Callable[..., Any], _args: tuple) -> Any:
+    made = _build(*_args)
+    return made.to_dict(validate=False) if isinstance(made, alt.TopLevelMixin) else made
+
+
+def view(of: Corpus, key: Hashable, build: Callable[..., Any], *args: Any) -> Any:
+    """What ``build(*args)`` makes from the corpus (chart data, an HTML string, or an Altair
+    chart, kept as its unvalidated Vega-Lite spec), cached under the corpus and ``key``.
+    ``args`` are not hashed, so ``key`` must name the view and every input it depends on."""
+    return _pick(_view, of)(of.digest, key, build, args)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _spec(name: str, args: tuple, _build: Callable[..., alt.TopLevelMixin]) -> dict:
+    return _build(*args).to_dict()
+
+
+def spec(build: Callable[..., alt.TopLevelMixin], *args: Hashable) -> dict:
+    """The Vega-Lite spec of the chart ``build(*args)`` makes: a template whose data are named
+    datasets that ``draw.chart`` fills on every run. Building and validating an Altair chart
+    costs tens of milliseconds, so it happens once per chart shape, not on every rerun."""
+    return _spec(f"{build.__module__}.{build.__qualname__}", args, build)
+
+
+def lab(of: Corpus, config: LabConfig) -> LabResult:
+    """``run_lab`` for this corpus and configuration."""
+    return _pick(_lab, of)(of, of.digest, config)
+
+
+def index(of: Corpus, config: LabConfig, chunker: str) -> Index:
+    """The index ``chunker`` builds over the corpus with the configuration's size and toggles."""
+    return _pick(_index, of)(
+        of, of.digest, chunker, config.size, config.overlap, config.headers, config.resolve_refs
+    )
+
+
+def sweep_rows(
+    of: Corpus,
+    config: LabConfig,
+    budgets: Sequence[int],
+    sizes: Sequence[int],
+    progress: Callable[[int, int], None] | None = None,
+) -> list[dict]:
+    """Sweep rows over ``budgets`` x ``sizes`` for the configuration's chunkers and modes, in
+    size, chunker, mode and budget order.
+
+    Cached per size, chunker and budget group (the default budgets together, any other budget
+    alone), so a sweep reports progress step by step, a new budget computes only its own
+    column, and toggling a chunker recomputes only that chunker.
+    """
+    cached = _pick(_sweep_rows, of)
+    groups = [tuple(b for b in budgets if b in DEFAULT_BUDGETS)]
+    groups = [g for g in groups if g] + [(b,) for b in budgets if b not in DEFAULT_BUDGETS]
+    steps = [(s, c, g) for s in sizes for c in config.chunkers for g in groups]
+    rows: list[dict] = []
+    for done, (size, chunker, group) in enumerate(steps, start=1):
+        one = replace(config, chunkers=(chunker,), size=size, budget=LabConfig.budget)
+        rows.extend(cached(of, of.digest, repr(one), one, group))  # a string hashes fastest
+        if progress:
+            progress(done, len(steps))
+    order = {name: k for k, name in enumerate(CHUNKERS)}
+    return sorted(rows, key=lambda r: (r["size"], order[r["chunker"]], r["mode"], r["budget"]))

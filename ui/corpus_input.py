@@ -1,0 +1,269 @@
+"""The user's own corpus: pasted or uploaded text kept across pages, and its validation report.
+
+Text areas lose their state when the user visits another page; each input is therefore kept
+under its own session key (``yc_document``, ``yc_qe``, ``yc_name``) and copied into its widget
+whenever the page is drawn. Nothing the user typed is dropped: a refused input stays where it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, build_corpus
+from lab.corpus import decode_text
+
+from . import cache, draw
+from .draw import md_escape
+
+DOC = "yc_document"
+QE = "yc_qe"
+NAME = "yc_name"
+REPORT = "yc_report"
+UPLOAD_ERROR = "yc_upload_error"
+UPLOAD_MB = 20  # per file; 5,000,000 characters of UTF-8 fit in 20 MB
+DEFAULT_NAME = "document"
+LIMITS = {DOC: MAX_DOCUMENT_CHARS, QE: MAX_QE_CHARS}
+WHAT = {DOC: "The document", QE: "The QE JSON"}
+UPLOADER = {DOC: "yc_document_file", QE: "yc_qe_file"}
+PAGES = {
+    "pages/index_overview.py": "Index overview",
+    "pages/recall_tables.py": "Recall tables",
+    "pages/sweep_charts.py": "Sweep charts",
+    "pages/question_drilldown.py": "Question drill-down",
+    "pages/chunk_graph.py": "Chunk graph",
+}
+
+QE_EXAMPLE = """{"questions": [
+  {"id": "q07", "question": "Is flash photography allowed on the dome floor?",
+   "evidence": ["Flash photography is banned everywhere in the red-light zone.",
+                "The red-light zone covers the dome floor, the observing terrace ..."],
+   "split": "test"}
+]}"""
+QE_HELP = (
+    "A bare list of questions works too. `split` is `train` or `test` (default `test`); the QES "
+    "chunkers learn from train questions. Evidence is found whitespace-insensitively; "
+    '`{"text": "...", "start": 812}` pins one occurrence.'
+)
+
+
+def widget(key: str) -> str:
+    """The key of the widget that edits kept input ``key``, seeded from the kept value."""
+    name = f"{key}__widget"
+    if name not in st.session_state:
+        st.session_state[name] = st.session_state.get(key, DEFAULT_NAME if key == NAME else "")
+    return name
+
+
+def keep(key: str) -> None:
+    """Copy a widget's value to its kept key (an ``on_change`` callback)."""
+    st.session_state[key] = st.session_state[f"{key}__widget"]
+
+
+def put(key: str, value: str) -> None:
+    """Set kept input ``key`` and its widget."""
+    st.session_state[key] = value
+    st.session_state[f"{key}__widget"] = value
+
+
+def value(key: str) -> str:
+    """The current value of kept input ``key``."""
+    return st.session_state.get(f"{key}__widget", st.session_state.get(key, ""))
+
+
+def take_upload(key: str) -> None:
+    """Put an uploaded file's text into input ``key`` (an ``on_change`` callback). A file that
+    is not UTF-8 text or is over the character limit is refused and the input left as it was."""
+    errors = st.session_state.setdefault(UPLOAD_ERROR, {})
+    errors.pop(key, None)
+    file = st.session_state.get(UPLOADER[key])
+    if file is None:
+        return
+    try:
+        text = decode_text(file.getvalue(), f"The file {file.name!r}")
+    except CorpusError as exc:
+        errors[key] = str(exc)
+        return
+    if len(text) > LIMITS[key]:
+        errors[key] = (
+            f"The file {file.name!r} has {len(text):,} characters; the limit is "
+            f"{LIMITS[key]:,}. Nothing was replaced."
+        )
+        return
+    put(key, text)
+    if key == DOC:
+        put(NAME, Path(file.name).stem or DEFAULT_NAME)
+
+
+def fill_example() -> None:
+    """Put the bundled handbook and its questions into the inputs."""
+    put(DOC, (cache.DATA / "handbook.md").read_text(encoding="utf-8"))
+    put(QE, (cache.DATA / "handbook_qe.json").read_text(encoding="utf-8"))
+    put(NAME, "handbook")
+
+
+@dataclass(frozen=True)
+class Report:
+    """What happened to the last input checked: the refusal, or the document and the questions
+    accepted and rejected (one row per question or problem)."""
+
+    refused: str | None = None
+    document: dict = field(default_factory=dict)
+    rows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    accepted: int = 0
+    rejected: int = 0
+    warnings: int = 0
+    train: int = 0
+    test: int = 0
+
+
+def report_for(corpus: Corpus) -> Report:
+    """The validation report of a corpus built from the user's input."""
+    doc = corpus.documents[0]
+    warned: dict[str, list[str]] = {}
+    rows = []
+    for e in corpus.errors:
+        if e.severity == "warning" and e.question is not None:
+            warned.setdefault(e.question, []).append(e.message)
+        else:
+            rows.append({"question": e.question or "—", "status": "rejected", "why": e.message})
+    for q in corpus.questions:
+        notes = warned.get(q.id, [])
+        rows.append(
+            {
+                "question": q.id,
+                "status": "accepted with a warning" if notes else "accepted",
+                "why": " ".join(notes) or f"{len(q.evidence)} evidence spans found ({q.split})",
+            }
+        )
+    order = {"rejected": 0, "accepted with a warning": 1, "accepted": 2}
+    frame = pd.DataFrame(rows, columns=["question", "status", "why"])
+    frame = frame.sort_values("status", key=lambda s: s.map(order), kind="stable")
+    return Report(
+        document={
+            "name": doc.name,
+            "characters": len(doc.text),
+            "headings": doc.heading_count,
+            "provisions": len(doc.provisions),
+            "cross-references": len(doc.references),
+        },
+        rows=frame.reset_index(drop=True),
+        accepted=len(corpus.questions),
+        rejected=sum(1 for e in corpus.errors if e.severity == "error"),
+        warnings=sum(1 for e in corpus.errors if e.severity == "warning"),
+        train=len(corpus.split("train")),
+        test=len(corpus.split("test")),
+    )
+
+
+def check(name: str, document: str, qe: str) -> tuple[Corpus | None, Report]:
+    """Build a corpus from the inputs: the corpus and its report, or None and why it was refused."""
+    name = name.strip() or DEFAULT_NAME
+    try:
+        corpus = build_corpus({name: document}, qe if qe.strip() else None)
+    except CorpusError as exc:
+        return None, Report(refused=str(exc))
+    return corpus, report_for(corpus)
+
+
+def load() -> None:
+    """Check the inputs and, when they make a corpus, use it everywhere (a button callback).
+
+    The engine's own checks cover what it can foresee; anything else a strange input triggers
+    is reported the same way rather than ending the page."""
+    try:
+        corpus, report = check(value(NAME), value(DOC), value(QE))
+    except Exception as exc:  # noqa: BLE001 - user input must never end the page
+        corpus, report = None, Report(refused=f"The input could not be read: {exc}")
+    st.session_state[REPORT] = report
+    if corpus is not None:
+        cache.set_user_corpus(corpus)
+        st.session_state["corpus"] = cache.USER
+
+
+def use() -> None:
+    """Switch the sidebar to the user's corpus."""
+    st.session_state["corpus"] = cache.USER
+
+
+def forget() -> None:
+    """Drop the user's corpus (the inputs stay) and go back to the handbook."""
+    st.session_state.pop(cache.USER_CORPUS_KEY, None)
+    st.session_state.pop(REPORT, None)
+    st.session_state["corpus"] = cache.HANDBOOK
+
+
+def upload_errors() -> None:
+    """Say why an upload was refused (the input it would have replaced is untouched)."""
+    for key, message in st.session_state.get(UPLOAD_ERROR, {}).items():
+        st.error(f"{WHAT[key]} was not replaced. {md_escape(message)}")
+
+
+def draw_report() -> None:
+    """The validation report of the last input checked, if any."""
+    report = st.session_state.get(REPORT)
+    if report is None:
+        return
+    st.subheader("Validation report")
+    if report.refused:
+        still = (
+            "Your previously loaded corpus is still in use."
+            if cache.USER_CORPUS_KEY in st.session_state
+            else "The app keeps using the bundled handbook."
+        )
+        st.error(
+            f"Nothing was loaded: {md_escape(report.refused)} Your text is kept above. {still}"
+        )
+        return
+    cols = st.columns(5)
+    cols[0].metric("Characters", f"{report.document['characters']:,}")
+    cols[1].metric("Provisions", report.document["provisions"])
+    cols[2].metric("Cross-references", report.document["cross-references"])
+    split = f"{report.train} train · {report.test} test"
+    cols[3].metric("Questions accepted", report.accepted, split, delta_color="off")
+    warned = f"{report.warnings} warnings" if report.warnings else None
+    cols[4].metric("Problems", report.rejected, warned, delta_color="off")
+    if report.rejected:
+        st.warning(
+            f"{report.rejected} problems left questions out; the {report.accepted} valid "
+            "questions run. Each reason is in the table."
+        )
+    if not report.accepted:
+        st.info(
+            "No questions were accepted: the index overview and chunk graph work; recall needs "
+            "questions whose evidence is found in the document."
+        )
+    if len(report.rows):
+        st.dataframe(
+            report.rows,
+            hide_index=True,
+            column_config={
+                "question": st.column_config.TextColumn("Question", width="small"),
+                "status": st.column_config.TextColumn("Status", width="small"),
+                "why": st.column_config.TextColumn("Why", width="large"),
+            },
+        )
+
+
+def draw_run(mine: Corpus, settings) -> None:
+    """Recall of every configuration on the user's corpus, and links to every page."""
+    questions = len(mine.split(settings.split))
+    st.caption(
+        f"Every page now runs on **{md_escape(mine.name)}** ({questions} {settings.split} "
+        "questions)."
+    )
+    try:
+        with st.spinner("Running every chunker on your corpus…"):
+            result = cache.lab(mine, settings.config)
+    except Exception as exc:  # noqa: BLE001 - user input must never end the page
+        st.error(f"The lab could not run on this corpus: {md_escape(str(exc))}")
+        return
+    if questions:
+        st.dataframe(draw.recall_table(result), column_config=draw.RECALL_COLUMNS, hide_index=True)
+    else:
+        st.info(f"No {settings.split} questions: choose another split in the sidebar.")
+    for col, (path, label) in zip(st.columns(len(PAGES)), PAGES.items(), strict=True):
+        col.page_link(path, label=label)

@@ -1,0 +1,36 @@
+"""Shared fixtures: the bundled handbook corpus and the inline real-world documents."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from samples import REAL_DOCUMENTS
+
+from lab import build_corpus, load_corpus
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+# Modest example counts keep the suite fast; `pytest --hypothesis-profile=thorough` digs deeper.
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
+settings.register_profile("lab", max_examples=30, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile(
+    "thorough", max_examples=1000, deadline=None, suppress_health_check=_QUIET
+)
+settings.load_profile("lab")
+
+
+@pytest.fixture(scope="session")
+def handbook():
+    """The bundled handbook with its 25 questions."""
+    return load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")
+
+
+@pytest.fixture(scope="session")
+def handbook_doc(handbook):
+    return handbook.documents[0]
+
+
+@pytest.fixture(scope="session")
+def real_corpora():
+    """Each inline real-world document as a one-document corpus without questions."""
+    return {name: build_corpus({name: text}, None) for name, text in REAL_DOCUMENTS.items()}

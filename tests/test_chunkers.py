@@ -1,0 +1,378 @@
+"""Hand-checked chunker cases, plus the exact chunkers against brute force and plain greedy."""
+
+from itertools import combinations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from samples import REAL_DOCUMENTS, corpora
+
+from lab import CHUNKERS, build_corpus, build_index, parse_document
+from lab.chunkers import REFERENCE_MARK, Training, chunk_document
+from lab.chunkers.qes_dp import MU, segment
+from lab.chunkers.qes_greedy import (
+    INDEX_BUDGET,
+    MIN_FRACTION,
+    Coverage,
+    greedy_lazy,
+    greedy_plain,
+    select_windows,
+)
+from lab.index import training_for
+
+# Four sentences of exactly 20 characters: units at 0, 21, 42, 63; two span 41, three span 62.
+FOUR = "Alpha beta gamma de. Bravo beta gamma de. Charl beta gamma de. Delta beta gamma de."
+
+RULES = """\
+# Rules
+
+## 1 Definitions
+
+### 1.1 Dark window
+
+A dark window is night time. It lasts an hour.
+
+### 1.2 Torch
+
+Torches are red. Use them as Section 1.1 says.
+"""
+DARK = "A dark window is night time. It lasts an hour."
+TORCH = "Torches are red. Use them as Section 1.1 says."
+DARK_PATH = "1 Definitions \u203a 1.1 Dark window"
+TORCH_PATH = "1 Definitions \u203a 1.2 Torch"
+
+
+NO_TRAINING = Training()
+
+
+def plan(text, chunker, size, overlap=0, training=NO_TRAINING, **toggles):
+    doc = parse_document(text)
+    chunks, made = chunk_document(doc, 0, chunker, size, overlap, training, **toggles)
+    return doc, chunks, made
+
+
+def bodies(text, chunker, size, overlap=0, training=NO_TRAINING, **toggles):
+    _, chunks, _ = plan(text, chunker, size, overlap, training, **toggles)
+    return [c.source[0] for c in chunks]
+
+
+# --- fixed ------------------------------------------------------------------------------------
+
+
+def test_fixed_windows_step_by_size_minus_overlap_and_end_at_the_text_end():
+    text = "x" * 210
+    windows = bodies(text, "fixed", 80, overlap=50)
+    assert windows[:5] == [(0, 80), (30, 110), (60, 140), (90, 170), (120, 200)]
+    assert windows[-1][1] == 210
+    assert all(e - s == 80 for s, e in windows)
+
+
+def test_fixed_window_covers_a_short_text_whole():
+    assert bodies("Short text.", "fixed", 80, overlap=50) == [(0, 11)]
+
+
+def test_fixed_windows_cut_mid_word_by_design():
+    windows = bodies(FOUR, "fixed", 30, overlap=10)
+    assert windows[0] == (0, 30) and FOUR[27:32] == "beta "  # cut inside "beta"
+
+
+# --- sentence ---------------------------------------------------------------------------------
+
+
+def test_sentence_windows_repeat_trailing_sentences_within_the_overlap():
+    assert bodies(FOUR, "sentence", 60, overlap=25) == [(0, 41), (21, 62), (42, 83)]
+
+
+def test_sentence_windows_do_not_overlap_when_no_trailing_sentence_fits_the_overlap():
+    assert bodies(FOUR, "sentence", 60, overlap=15) == [(0, 41), (42, 83)]
+
+
+def test_sentence_overlap_is_dropped_when_the_next_sentence_would_not_fit_after_it():
+    text = "Alpha beta gamma de. Bravo beta gamma de. " + "Long " * 7 + "sentence here."
+    doc = parse_document(text)
+    assert [u.end - u.start for u in doc.units] == [20, 20, 49]
+    assert bodies(text, "sentence", 50, overlap=25) == [(0, 41), (42, 91)]
+
+
+def test_sentence_longer_than_the_size_is_a_chunk_alone():
+    long = "This sentence is much longer than the chunk size allows it to be."
+    text = f"Short one here. {long} Short two here."
+    windows = bodies(text, "sentence", 40, overlap=20)
+    assert [text[s:e] for s, e in windows] == ["Short one here.", long, "Short two here."]
+
+
+# --- structure --------------------------------------------------------------------------------
+
+
+def test_structure_gives_one_chunk_per_provision_with_its_path_and_cited_text():
+    doc, chunks, _ = plan(RULES, "structure", 450)
+    dark, torch = chunks
+    assert dark.text == f"[{DARK_PATH}] {DARK}"
+    assert dark.prefix == f"[{DARK_PATH}] "
+    assert torch.text == f"[{TORCH_PATH}] {TORCH} {REFERENCE_MARK} Section 1.1 Dark window: {DARK}"
+    assert [doc.text[s:e] for s, e in torch.source] == [TORCH, DARK]
+    assert torch.cites == (dark.provisions[0],)
+    assert torch.words == len(torch.text.split())
+
+
+def test_structure_without_resolve_refs_appends_no_reference_text():
+    doc, chunks, _ = plan(RULES, "structure", 450, resolve_refs=False)
+    torch = chunks[1]
+    assert torch.text == f"[{TORCH_PATH}] {TORCH}"
+    assert [doc.text[s:e] for s, e in torch.source] == [TORCH]
+
+
+def test_structure_splits_a_long_provision_on_sentence_boundaries():
+    doc, chunks, _ = plan(RULES, "structure", 30)
+    assert [(c.prefix, doc.text[c.start : c.end]) for c in chunks] == [
+        (f"[{DARK_PATH}] ", "A dark window is night time."),
+        (f"[{DARK_PATH}] ", "It lasts an hour."),
+        (f"[{TORCH_PATH}] ", "Torches are red."),
+        (f"[{TORCH_PATH}] ", "Use them as Section 1.1 says."),
+    ]
+    assert [len(c.source) for c in chunks] == [1, 1, 1, 2]  # only the citing chunk gets the text
+
+
+def test_structure_never_crosses_a_provision_boundary(handbook):
+    index = build_index(handbook, "structure", 2000)
+    assert all(len(c.provisions) == 1 for c in index.chunks)
+    with_body = [p for p in handbook.documents[0].provisions if p.first < p.stop]
+    assert len(index.chunks) == len(with_body)
+
+
+def test_reference_text_is_cut_to_320_characters_at_a_word_boundary():
+    long_body = " ".join(f"Word{i} is part of the long definition." for i in range(20))
+    text = f"### 1.1 Long\n\n{long_body}\n\n### 1.2 Short\n\nSee Section 1.1 here.\n"
+    doc, chunks, _ = plan(text, "structure", 2000)
+    s, e = chunks[1].source[1]
+    excerpt = doc.text[s:e]
+    assert s == text.index("Word0") and e - s <= 320
+    assert long_body.startswith(excerpt) and long_body[e - s] == " "
+    assert chunks[1].text.endswith(f"Section 1.1 Long: {excerpt}")
+
+
+# --- headers toggle ---------------------------------------------------------------------------
+
+
+def test_headers_prefix_every_provision_a_chunk_touches():
+    _, chunks, _ = plan(RULES, "sentence", 450, headers=True)
+    assert [c.prefix for c in chunks] == [f"[{DARK_PATH}] [{TORCH_PATH}] "]
+    assert chunks[0].text == chunks[0].prefix + RULES.strip()
+
+
+@pytest.mark.parametrize("chunker", ["fixed", "sentence", "qes-dp", "qes-greedy"])
+def test_headers_toggle_adds_and_removes_path_prefixes(chunker, handbook):
+    plain = build_index(handbook, chunker, 250)
+    headed = build_index(handbook, chunker, 250, headers=True)
+    doc = handbook.documents[0]
+    assert all(c.prefix == "" for c in plain.chunks)
+    assert [c.source for c in plain.chunks] == [c.source for c in headed.chunks]
+    for c in headed.chunks:
+        paths = [doc.provisions[p].path for p in c.provisions if doc.provisions[p].path]
+        assert c.prefix == "".join(f"[{path}] " for path in paths)
+    assert sum(bool(c.prefix) for c in headed.chunks) >= len(headed.chunks) - 1
+
+
+def test_preamble_gets_no_prefix():
+    text = "Preamble words here.\n\n### 1.1 Rule\n\nRule text."
+    _, chunks, _ = plan(text, "structure", 450, headers=True)
+    assert [c.prefix for c in chunks] == ["", "[1.1 Rule] "]
+
+
+# --- qes-dp -----------------------------------------------------------------------------------
+
+# One train question whose two evidence sentences are units 1 and 2 of FOUR.
+PAIR = Training((((1, 1), (2, 2)),))
+
+
+def test_qes_dp_finds_the_hand_computed_optimum():
+    doc = parse_document(FOUR)
+    runs, value = segment(doc, 45, PAIR)
+    # [0] | [1, 2] | [3]: two spans and one whole question inside the middle chunk, minus 3 mu.
+    assert runs == [(0, 1), (1, 3), (3, 4)]
+    assert value == pytest.approx(3 - 3 * MU)
+
+
+def test_qes_dp_reports_its_objective_in_the_plan_and_the_index():
+    _, chunks, made = plan(FOUR, "qes-dp", 45, training=PAIR)
+    assert made.objective == pytest.approx(2.85)
+    assert [c.source[0] for c in chunks] == [(0, 20), (21, 62), (63, 83)]
+    qe = [
+        {
+            "id": "t",
+            "question": "beta?",
+            "split": "train",
+            "evidence": ["Bravo beta gamma de.", "Charl beta gamma de."],
+        }
+    ]
+    index = build_index(build_corpus({"d": FOUR}, qe), "qes-dp", 45, overlap=0)
+    assert index.objective == pytest.approx(2.85)
+
+
+def test_qes_dp_without_training_makes_as_few_chunks_as_fit():
+    runs, value = segment(parse_document(FOUR), 45, Training())
+    assert len(runs) == 2 and value == pytest.approx(-2 * MU)
+
+
+def test_qes_dp_keeps_a_two_sentence_evidence_span_that_sentence_windows_cut():
+    qe = [
+        {
+            "id": "t",
+            "question": "beta?",
+            "split": "train",
+            "evidence": ["Bravo beta gamma de. Charl beta gamma de."],
+        }
+    ]
+    c = build_corpus({"d": FOUR}, qe)
+    ev = c.questions[0].evidence[0]
+    assert len(build_index(c, "sentence", 45, overlap=0).holding(ev)) == 0
+    assert len(build_index(c, "qes-dp", 45, overlap=0).holding(ev)) == 1
+
+
+def test_qes_dp_keeps_every_training_evidence_span_of_the_handbook_intact(handbook):
+    index = build_index(handbook, "qes-dp", 450)
+    for q in handbook.split("train"):
+        for ev in q.evidence:
+            assert len(index.holding(ev)), (q.id, ev.text)
+
+
+def test_qes_dp_uses_train_questions_only(handbook):
+    training = training_for(handbook, 0)
+    assert len(training.questions) == len(handbook.split("train"))
+    test_only = build_corpus(
+        {"d": FOUR},
+        [
+            {
+                "id": "t",
+                "question": "beta?",
+                "split": "test",
+                "evidence": ["Bravo beta gamma de.", "Charl beta gamma de."],
+            }
+        ],
+    )
+    assert build_index(test_only, "qes-dp", 45, overlap=0).objective == pytest.approx(-2 * MU)
+
+
+# --- qes-greedy -------------------------------------------------------------------------------
+
+
+def test_qes_greedy_hand_computed_windows_and_gap():
+    doc = parse_document(FOUR)
+    # Candidates span 41 (two units); budget 1.35 x 83 = 112 fits two windows. The middle one
+    # gains 2 spans + 1 question; then unit 0's window wins the 0.02 tie by position; unit 3 is
+    # left over as a gap chunk.
+    assert select_windows(doc, 45, PAIR) == [(0, 2), (1, 3), (3, 4)]
+
+
+def test_qes_greedy_windows_fit_the_index_budget_and_gaps_cover_the_rest(handbook, handbook_doc):
+    size = 450
+    training = training_for(handbook, 0)
+    cov = Coverage(handbook_doc, size, training)
+    chosen = greedy_lazy(cov, INDEX_BUDGET * len(handbook_doc.text))
+    windows = [cov.candidates[c] for c in chosen]
+    assert windows
+    assert all(MIN_FRACTION * size <= cost <= size for _, _, cost in windows)
+    assert sum(cost for _, _, cost in windows) <= INDEX_BUDGET * len(handbook_doc.text)
+
+    runs = select_windows(handbook_doc, size, training)
+    gaps = sorted(set(runs) - {(j, i) for j, i, _ in windows})
+    covered = {u for j, i, _ in windows for u in range(j, i)}
+    assert {u for j, i in gaps for u in range(j, i)} == set(
+        range(len(handbook_doc.units))
+    ) - covered
+    units = handbook_doc.units
+    assert all(units[i - 1].end - units[j].start <= size or i - j == 1 for j, i in gaps)
+
+
+def test_qes_greedy_every_training_span_is_covered_by_a_window(handbook, handbook_doc):
+    runs = select_windows(handbook_doc, 450, training_for(handbook, 0))
+    for first, last in training_for(handbook, 0).spans:
+        assert any(j <= first and last < i for j, i in runs)
+
+
+# --- every chunker on real documents ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("chunker", list(CHUNKERS))
+@pytest.mark.parametrize("name", sorted(REAL_DOCUMENTS))
+def test_every_chunker_runs_on_real_documents(name, chunker, real_corpora):
+    corpus = real_corpora[name]
+    text = corpus.documents[0].text
+    for headers in (False, True):
+        index = build_index(corpus, chunker, 250, headers=headers)
+        assert index.chunks
+        for c in index.chunks:
+            s, e = c.source[0]
+            assert 0 <= s < e <= len(text)
+            assert c.text.startswith(c.prefix)
+            assert c.text[len(c.prefix) :].startswith(text[s:e])
+
+
+def test_invalid_parameters_name_the_allowed_values(handbook):
+    with pytest.raises(ValueError, match="choose one of fixed, sentence"):
+        build_index(handbook, "semantic", 450)
+    with pytest.raises(ValueError, match=">= 20"):
+        build_index(handbook, "fixed", 10)
+    with pytest.raises(ValueError, match="from 0 to size - 1"):
+        build_index(handbook, "fixed", 40, overlap=40)
+
+
+# --- oracles ----------------------------------------------------------------------------------
+
+
+def objective(doc, runs, training, mu=MU):
+    items = [*training.spans, *training.groups]
+    return sum(sum(j <= f and last < i for f, last in items) - mu for j, i in runs)
+
+
+def brute_force(doc, size, training):
+    """Best objective over every segmentation into chunks spanning at most ``size`` characters
+    (or a single unit)."""
+    n, units, best = len(doc.units), doc.units, float("-inf")
+    for k in range(n):
+        for cuts in combinations(range(1, n), k):
+            bounds = [0, *cuts, n]
+            runs = list(zip(bounds, bounds[1:], strict=False))
+            if all(i - j == 1 or units[i - 1].end - units[j].start <= size for j, i in runs):
+                best = max(best, objective(doc, runs, training))
+    return best
+
+
+@st.composite
+def small_segmentation_problems(draw):
+    lengths = draw(st.lists(st.integers(1, 30), min_size=1, max_size=8))
+    text = " ".join("W" + "x" * k + "." for k in lengths)
+    doc = parse_document(text)
+    n = len(doc.units)
+    unit_range = st.tuples(st.integers(0, n - 1), st.integers(0, 2)).map(
+        lambda t: (t[0], min(n - 1, t[0] + t[1]))
+    )
+    questions = draw(st.lists(st.lists(unit_range, min_size=1, max_size=3), max_size=4))
+    size = draw(st.integers(5, 80))
+    return doc, size, Training(tuple(tuple(q) for q in questions))
+
+
+@given(small_segmentation_problems())
+def test_qes_dp_matches_brute_force_on_small_inputs(problem):
+    doc, size, training = problem
+    runs, value = segment(doc, size, training)
+    assert value == pytest.approx(brute_force(doc, size, training))
+    assert value == pytest.approx(objective(doc, runs, training))
+    assert [j for j, _ in runs[1:]] == [i for _, i in runs[:-1]]
+    assert runs[0][0] == 0 and runs[-1][1] == len(doc.units)
+
+
+@given(corpora(), st.sampled_from([60, 120, 250]))
+def test_lazy_greedy_picks_the_same_windows_as_plain_greedy(corpus, size):
+    doc = corpus.documents[0]
+    training = training_for(corpus, 0)
+    assert select_windows(doc, size, training) == select_windows(doc, size, training, lazy=False)
+
+
+@pytest.mark.parametrize("size", [250, 450, 800])
+def test_lazy_greedy_matches_plain_greedy_on_the_handbook(handbook, handbook_doc, size):
+    training = training_for(handbook, 0)
+    budget = INDEX_BUDGET * len(handbook_doc.text)
+    lazy = greedy_lazy(Coverage(handbook_doc, size, training), budget)
+    plain = greedy_plain(Coverage(handbook_doc, size, training), budget)
+    assert lazy == plain and len(lazy) > 1

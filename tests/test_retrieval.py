@@ -1,0 +1,430 @@
+"""BM25 and personalised PageRank against naive oracles; the chunk graph; ranking; the assembler."""
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+from samples import corpora
+
+from lab import build_corpus, build_index
+from lab.assemble import BELOW_CUT, NEAR_DUPLICATE, OVER_BUDGET, PICKED, assemble
+from lab.bm25 import BM25
+from lab.graph import EDGE_WEIGHTS, LEXICAL_MIN_COSINE, ChunkGraph
+from lab.retrieve import Ranking, rank
+from lab.text import tokenize
+
+# --- BM25 -------------------------------------------------------------------------------------
+
+
+def naive_bm25(documents, query, k1=1.2, b=0.75):
+    """SPEC section 5, one document at a time: idf = ln(1 + (N - df + 0.5) / (df + 0.5))."""
+    n = len(documents)
+    avgdl = sum(map(len, documents)) / n
+    scores = []
+    for doc in documents:
+        score = 0.0
+        for term in query:
+            df = sum(term in d for d in documents)
+            if df == 0:
+                continue
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            tf = doc.count(term)
+            score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc) / avgdl))
+        scores.append(score)
+    return scores
+
+
+def test_bm25_three_document_example_computed_by_hand():
+    # rank_bm25's README corpus, tokenised the same way (split on spaces, case kept).
+    corpus = ["Hello there good man!", "It is quite windy in London", "How is the weather today?"]
+    bm25 = BM25([doc.split(" ") for doc in corpus])
+    scores = bm25.scores([["windy", "London"]])[0]
+    # Both terms: df = 1, N = 3 -> idf = ln(1 + 2.5 / 1.5) = ln(8/3) = 0.980829.
+    # Document 2 has 6 tokens, avgdl = 5: 2.2 / (1 + 1.2 * (0.25 + 0.75 * 6/5)) = 2.2 / 2.38.
+    expected = 2 * math.log(8 / 3) * 2.2 / 2.38
+    assert expected == pytest.approx(1.813298, abs=1e-6)
+    assert scores == pytest.approx([0.0, expected, 0.0])
+
+
+def test_bm25_counts_repeated_query_terms_and_ignores_unknown_ones():
+    bm25 = BM25([["comet", "dome"], ["dome", "dome", "lens"]])
+    once = bm25.scores([["comet"]])[0]
+    assert bm25.scores([["comet", "comet", "zebra"]])[0] == pytest.approx(2 * once)
+
+
+def test_bm25_rejects_bad_parameters():
+    with pytest.raises(ValueError, match="k1 >= 0 and 0 <= b <= 1"):
+        BM25([["a"]], b=1.5)
+
+
+@given(
+    st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=12), min_size=1, max_size=8),
+    st.lists(st.lists(st.sampled_from("abcdefghij"), max_size=5), min_size=1, max_size=3),
+)
+def test_bm25_matches_the_naive_formula(documents, queries):
+    with np.errstate(all="raise"):
+        fast = BM25(documents).scores(queries)
+    if sum(map(len, documents)) == 0:
+        assert not fast.any()
+        return
+    expected = [naive_bm25(documents, q) for q in queries]
+    np.testing.assert_allclose(fast, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_bm25_over_handbook_chunks_matches_the_naive_formula(handbook):
+    index = build_index(handbook, "structure", 450)
+    documents = [tokenize(c.text) for c in index.chunks]
+    queries = [tokenize(q.question) for q in handbook.questions]
+    expected = [naive_bm25(documents, q) for q in queries]
+    np.testing.assert_allclose(index.bm25.scores(queries), expected, rtol=1e-9, atol=1e-12)
+
+
+def test_bm25_of_empty_and_stop_word_only_documents_is_zero():
+    with np.errstate(all="raise"):
+        assert not BM25([[], []]).scores([["comet"]]).any()
+        assert BM25([]).scores([["comet"]]).shape == (1, 0)
+        assert BM25([["comet"]]).scores([]).shape == (0, 1)
+
+
+# --- PageRank ---------------------------------------------------------------------------------
+
+
+def networkx_pagerank(graph: ChunkGraph, restart: np.ndarray) -> np.ndarray:
+    personalization = {k: float(v) for k, v in enumerate(restart) if v > 0}
+    ranks = nx.pagerank(
+        graph.to_networkx(),
+        alpha=0.5,
+        personalization=personalization,
+        weight="weight",
+        tol=1e-12,
+        max_iter=1000,
+    )
+    return np.array([ranks[k] for k in range(graph.n)])
+
+
+@pytest.mark.parametrize("chunker", ["sentence", "structure", "qes-greedy"])
+@pytest.mark.parametrize("resolve_refs", [True, False])
+def test_pagerank_matches_networkx_on_handbook_graphs(handbook, chunker, resolve_refs):
+    index = build_index(handbook, chunker, 350, resolve_refs=resolve_refs)
+    bm25 = index.bm25.scores([tokenize(q.question) for q in handbook.questions[:4]])
+    restart = np.zeros((len(index.chunks), len(bm25)))
+    for q, row in enumerate(bm25):
+        top = np.argsort(-row, kind="stable")[:3]
+        restart[top, q] = row[top] / row[top].sum()
+    mass = index.graph.pagerank(restart)
+    for q in range(len(bm25)):
+        np.testing.assert_allclose(
+            mass[:, q], networkx_pagerank(index.graph, restart[:, q]), atol=1e-6
+        )
+
+
+def small_graph(n, pairs, weights):
+    rows = np.array([i for i, _ in pairs], dtype=np.int64)
+    cols = np.array([j for _, j in pairs], dtype=np.int64)
+    w = np.asarray(weights, dtype=float)
+    upper = sp.csr_matrix((w, (rows, cols)), shape=(n, n))
+    return ChunkGraph(n, {"adjacency": (rows, cols, w)}, sp.csr_matrix(upper + upper.T))
+
+
+@pytest.mark.parametrize(
+    "restart", [[0.5, 0.0, 0.0, 0.5, 0.0], [0.0, 0.2, 0.0, 0.0, 0.8], [1.0, 0, 0, 0, 0]]
+)
+def test_pagerank_with_a_dangling_chunk_matches_networkx(restart):
+    # Chunks 0-1-2 form a path, 3 is joined to 1 only; chunk 4 has no edge at all.
+    graph = small_graph(5, [(0, 1), (1, 2), (1, 3)], [1.0, 0.3, 0.8])
+    restart = np.asarray(restart)
+    mass = graph.pagerank(restart[:, None])[:, 0]
+    np.testing.assert_allclose(mass, networkx_pagerank(graph, restart), atol=1e-6)
+    assert mass.sum() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_pagerank_hand_checked_two_chunk_graph():
+    # p = 0.5 p0 + 0.5 swap(p) with p0 = (1, 0): the fixed point is (2/3, 1/3).
+    graph = small_graph(2, [(0, 1)], [1.0])
+    mass = graph.pagerank(np.array([[1.0], [0.0]]))[:, 0]
+    assert mass == pytest.approx([2 / 3, 1 / 3], abs=1e-6)
+
+
+def test_pagerank_of_an_edgeless_graph_is_the_restart_vector():
+    with np.errstate(all="raise"):
+        graph = small_graph(3, [], [])
+        restart = np.array([[0.25], [0.75], [0.0]])
+        assert graph.pagerank(restart) == pytest.approx(restart)
+
+
+# --- the chunk graph --------------------------------------------------------------------------
+
+RULES = """\
+## 1 Definitions
+
+### 1.1 Dark window
+
+A dark window is night time. It lasts an hour.
+
+### 1.2 Torch
+
+Torches are red. Use them as Section 1.1 says.
+"""
+
+
+def edge_set(graph, kind):
+    rows, cols, weights = graph.edges[kind]
+    return {(int(i), int(j)): float(w) for i, j, w in zip(rows, cols, weights, strict=True)}
+
+
+def test_graph_edges_carry_their_type_weights():
+    corpus = build_corpus({"rules": RULES}, None)
+    graph = build_index(corpus, "structure", 450).graph
+    assert edge_set(graph, "adjacency") == {(0, 1): 1.0}
+    assert edge_set(graph, "hierarchy") == {(0, 1): 0.3}  # 1.2's first chunk -> section's first
+    assert edge_set(graph, "xref") == {(0, 1): 1.0}  # 1.2 cites 1.1
+    lexical = edge_set(graph, "lexical")[(0, 1)]
+    assert LEXICAL_MIN_COSINE * EDGE_WEIGHTS["lexical"] <= lexical <= EDGE_WEIGHTS["lexical"]
+    g = graph.to_networkx()
+    assert g[0][1]["weight"] == pytest.approx(1.0 + 0.3 + 1.0 + lexical)
+    assert graph.matrix[0, 1] == graph.matrix[1, 0] == pytest.approx(g[0][1]["weight"])
+
+
+def test_reference_edges_need_resolve_refs():
+    corpus = build_corpus({"rules": RULES}, None)
+    graph = build_index(corpus, "structure", 450, resolve_refs=False).graph
+    assert edge_set(graph, "xref") == {}
+    assert set(edge_set(graph, "adjacency")) == {(0, 1)}
+
+
+def test_hierarchy_links_chunks_of_one_provision_to_its_first_chunk():
+    corpus = build_corpus({"rules": RULES}, None)
+    graph = build_index(corpus, "structure", 30, overlap=0).graph  # every sentence its own chunk
+    assert edge_set(graph, "hierarchy") == {(0, 1): 0.3, (2, 3): 0.3, (0, 2): 0.3}
+    assert set(edge_set(graph, "adjacency")) == {(0, 1), (1, 2), (2, 3)}
+    assert set(edge_set(graph, "xref")) == {(0, 3), (1, 3)}
+
+
+def dense_lexical(matrix):
+    dense = np.asarray(matrix.todense())
+    norms = np.linalg.norm(dense, axis=1)
+    unit = np.divide(dense, norms[:, None], out=np.zeros_like(dense), where=norms[:, None] > 0)
+    cosine = unit @ unit.T
+    return {
+        (i, j): EDGE_WEIGHTS["lexical"] * cosine[i, j]
+        for i in range(len(dense))
+        for j in range(i + 1, len(dense))
+        if cosine[i, j] >= LEXICAL_MIN_COSINE - 1e-12
+    }
+
+
+def assert_lexical_matches_all_pairs(index):
+    got = edge_set(index.graph, "lexical")
+    want = dense_lexical(index.bm25.matrix)
+    assert set(got) == set(want)
+    for pair, weight in want.items():
+        assert got[pair] == pytest.approx(weight)
+
+
+@pytest.mark.parametrize("chunker", ["fixed", "structure", "qes-dp"])
+def test_lexical_edges_match_all_pairs_cosine_on_the_handbook(handbook, chunker):
+    assert_lexical_matches_all_pairs(build_index(handbook, chunker, 250))
+
+
+@given(corpora())
+def test_lexical_edges_match_all_pairs_cosine_on_generated_documents(corpus):
+    assert_lexical_matches_all_pairs(build_index(corpus, "sentence", 120))
+
+
+# --- ranking ----------------------------------------------------------------------------------
+
+
+TIES = "Comet rules apply. Dome rules apply. Comet rules apply to visiting groups tonight."
+
+
+def test_flat_ranking_offers_positive_scores_best_first_ties_in_document_order():
+    corpus = build_corpus(
+        {"d": TIES}, [{"id": "q", "question": "rules", "evidence": ["Dome rules apply."]}]
+    )
+    index = build_index(corpus, "structure", 20, overlap=0)
+    (ranking,) = rank(index, corpus.questions, "flat")
+    assert len(index.chunks) == 3
+    scores = ranking.score
+    assert scores[0] == scores[1] > scores[2] > 0  # the longer chunk scores lower
+    assert ranking.order.tolist() == [0, 1, 2]
+    assert ranking.positions().tolist() == [0, 1, 2]
+
+
+def test_question_without_matching_words_offers_nothing():
+    corpus = build_corpus(
+        {"d": TIES}, [{"id": "q", "question": "zebra?", "evidence": ["Dome rules apply."]}]
+    )
+    index = build_index(corpus, "structure", 20, overlap=0)
+    with np.errstate(all="raise"):
+        for mode in ("flat", "graph"):
+            (ranking,) = rank(index, corpus.questions, mode)
+            assert len(ranking.order) == 0 and not ranking.score.any()
+            assert ranking.positions().tolist() == [-1, -1, -1]
+
+
+def test_graph_score_blends_normalised_bm25_and_pagerank(handbook):
+    index = build_index(handbook, "structure", 450)
+    questions = handbook.questions[:5]
+    flat = rank(index, questions, "flat")
+    for f, g in zip(flat, rank(index, questions, "graph"), strict=True):
+        top = [int(k) for k in np.argsort(-f.score, kind="stable")[:3] if f.score[k] > 0]
+        assert list(g.seeds) == top
+        expected = 0.6 * f.score / f.score.max() + 0.4 * g.pagerank / g.pagerank.max()
+        assert g.score == pytest.approx(expected)
+        assert (g.score[g.order] > 0).all()
+        assert sorted(g.score[g.order].tolist(), reverse=True) == g.score[g.order].tolist()
+
+
+def test_unknown_mode_names_the_allowed_ones(handbook):
+    index = build_index(handbook, "fixed", 450)
+    with pytest.raises(ValueError, match="choose one of flat, graph"):
+        rank(index, handbook.questions, "dense")
+
+
+# --- the assembler ----------------------------------------------------------------------------
+
+
+def tokens(*chunks):
+    return [np.asarray(t, dtype=np.int64) for t in chunks]
+
+
+DISTINCT = tokens(*(range(k, k + 10) for k in range(0, 50, 10)))
+
+
+def test_overflowing_chunk_lets_smaller_one_in():
+    context = assemble(np.array([0, 1]), np.array([50, 10]), DISTINCT, budget=30)
+    assert context.picked == (1,)
+    assert context.skipped == {0: OVER_BUDGET}
+    assert context.words == 10
+
+
+def test_near_duplicate_is_skipped():
+    # Chunk 1 shares 8 of its 10 tokens with chunk 0: 20% new, under the 30% rule.
+    chunks = tokens(range(10), [*range(8), 100, 101], range(50, 60))
+    context = assemble(np.array([0, 1, 2]), np.array([5, 5, 5]), chunks, budget=100)
+    assert context.picked == (0, 2)
+    assert context.skipped == {1: NEAR_DUPLICATE}
+
+
+def test_chunk_exactly_thirty_percent_new_is_taken():
+    chunks = tokens(range(10), [*range(7), 100, 101, 102])
+    assert assemble(np.array([0, 1]), np.array([5, 5]), chunks, budget=100).picked == (0, 1)
+
+
+def test_novelty_rule_does_not_apply_to_an_empty_context():
+    chunks = tokens([], [1, 2])  # a chunk of stop words only has no new tokens at all
+    context = assemble(np.array([0, 1]), np.array([3, 3]), chunks, budget=100)
+    assert context.picked == (0, 1)
+
+
+def test_chunks_below_the_cut_are_those_after_nothing_more_fits():
+    context = assemble(np.array([0, 1, 2, 3]), np.array([10, 10, 10, 10]), DISTINCT, budget=20)
+    assert context.picked == (0, 1) and context.words == 20
+    assert context.cut == 2
+    assert [context.decision(k, pos) for pos, k in enumerate([0, 1, 2, 3])] == [
+        PICKED,
+        PICKED,
+        BELOW_CUT,
+        BELOW_CUT,
+    ]
+    assert context.decision(3, -1) is None  # never offered
+
+
+def test_skipped_for_space_then_cut_once_nothing_left_fits():
+    # Budget 25: take 10, skip 20 (over budget), take 10; 5 words are left, and neither the 30
+    # nor the 8 below can fit: the cut.
+    words = np.array([10, 20, 10, 30, 8])
+    context = assemble(np.arange(5), words, DISTINCT, budget=25)
+    assert context.picked == (0, 2) and context.positions == (0, 2)
+    assert context.skipped == {1: OVER_BUDGET}
+    assert context.cut == 3
+    assert context.decision(1, 1, 20) == OVER_BUDGET
+    assert context.decision(4, 4, 8) == BELOW_CUT
+    # Past the cut, a chunk longer than the whole budget could never have fitted.
+    assert context.decision(3, 3, 30) == OVER_BUDGET
+
+
+def test_nothing_offered_gives_an_empty_context():
+    with np.errstate(all="raise"):
+        context = assemble(np.array([], dtype=np.int64), np.array([5]), DISTINCT[:1], budget=10)
+    assert (context.picked, context.skipped, context.cut, context.words) == ((), {}, 0, 0)
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 60), st.lists(st.integers(0, 15), max_size=8)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(1, 120),
+    st.randoms(use_true_random=False),
+)
+def test_assembler_never_exceeds_the_budget_and_accounts_for_every_offered_chunk(
+    chunks, budget, rnd
+):
+    order = list(range(len(chunks)))
+    rnd.shuffle(order)
+    words = np.array([w for w, _ in chunks])
+    context = assemble(np.array(order), words, tokens(*(t for _, t in chunks)), budget)
+    assert context.words == sum(words[k] for k in context.picked) <= budget
+    decided = set(context.picked) | set(context.skipped)
+    assert decided == set(order[: context.cut])
+    # Nothing below the cut would have fitted in the room left.
+    assert all(words[k] > budget - context.words for k in order[context.cut :])
+
+
+def test_graph_never_joins_consecutive_chunks_of_different_documents():
+    docs = {
+        "alpha": "Comet rules apply. Dome rules apply.",
+        "beta": "Comet talks start. Dome talks end.",
+    }
+    corpus = build_corpus(docs, None)
+    index = build_index(corpus, "sentence", 20, overlap=0)
+    assert [c.doc for c in index.chunks] == [0, 0, 1, 1]
+    assert set(edge_set(index.graph, "adjacency")) == {(0, 1), (2, 3)}
+
+
+@st.composite
+def rankings(draw):
+    """Scores with ties and non-positive entries, and chunks of small random sizes."""
+    n = draw(st.integers(1, 150))
+    score = np.array(
+        draw(
+            st.lists(st.sampled_from([0.0, -1.0, 0.5, 1.0, 1.5, 2.25, 3.0]), min_size=n, max_size=n)
+        )
+    )
+    score += np.array(draw(st.lists(st.sampled_from([0.0, 0.0, 1e-3]), min_size=n, max_size=n)))
+    words = np.array(draw(st.lists(st.integers(1, 30), min_size=n, max_size=n)))
+    chunk_tokens = draw(st.lists(st.lists(st.integers(0, 40), max_size=6), min_size=n, max_size=n))
+    return Ranking(score, score), words, chunk_tokens
+
+
+@given(rankings())
+def test_ranking_order_head_and_positions_agree_with_a_full_sort(drawn):
+    ranking, _, _ = drawn
+    full = [int(k) for k in np.argsort(-ranking.score, kind="stable") if ranking.score[k] > 0]
+    assert ranking.order.tolist() == full
+    assert ranking.head(5).tolist() == full[:5]
+    positions = ranking.positions()
+    assert [ranking.position(k) for k in range(len(ranking.score))] == positions.tolist()
+
+
+@given(rankings(), st.integers(1, 600))
+def test_assembling_a_ranking_lazily_equals_assembling_its_full_order(drawn, budget):
+    ranking, words, chunk_tokens = drawn
+    lazy = assemble(ranking, words, chunk_tokens, budget)
+    full = assemble(ranking.order, words, chunk_tokens, budget)
+    assert (lazy.picked, lazy.skipped, lazy.cut, lazy.words, lazy.positions) == (
+        full.picked,
+        full.skipped,
+        full.cut,
+        full.words,
+        full.positions,
+    )
+    order = ranking.order.tolist()
+    for pos, k in enumerate(order):
+        assert lazy.decision(k, pos, int(words[k])) == full.decision(k, pos, int(words[k]))

@@ -19,7 +19,7 @@ st.caption(
 )
 if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
-    st.stop()  # the entry point still draws the sidebar's share link
+    st.stop()  # the sidebar's share link is already drawn
 
 draw.headline(table)
 st.dataframe(table, column_config=draw.RECALL_COLUMNS, hide_index=True)

@@ -21,7 +21,7 @@ st.caption(
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
-    st.stop()  # the entry point still draws the sidebar's share link
+    st.stop()  # the sidebar's share link is already drawn
 
 bar = st.progress(0.0, text="Sweeping…")
 rows = cache.sweep_rows(

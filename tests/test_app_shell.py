@@ -197,3 +197,25 @@ def test_url_notices_name_only_what_was_dropped():
 def test_link_params_leave_defaults_out_but_keep_the_question():
     assert Settings(question="q04").link_params() == {"question": ["q04"]}
     assert Settings(budget=60).link_params() == {"budget": ["60"]}
+
+
+@pytest.mark.parametrize("page", ["pages/recall_tables.py", "pages/sweep_charts.py"])
+def test_a_page_with_no_questions_in_the_split_still_shows_the_share_link(page):
+    corpus = build_corpus(
+        {"notes": "# Notes\n\n## 1 Rules\n\n### 1.1 Cats\n\nCats may sleep on the sofa.\n"},
+        [
+            {
+                "id": "c1",
+                "question": "Where may cats sleep?",
+                "evidence": ["Cats may sleep on the sofa."],
+            }
+        ],
+    )
+    app = open_app(page)
+    app.session_state[USER_CORPUS_KEY] = corpus
+    app.run()
+    app.selectbox(key="corpus").select(USER).run()
+    app.radio(key="split").set_value("train").run()
+    assert not app.exception
+    assert any("no train questions" in i.value for i in app.info)
+    assert "split=train" in share_link(app)

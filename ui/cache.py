@@ -23,9 +23,9 @@ from lab import (
     DEFAULT_BUDGETS,
     Corpus,
     Index,
+    LabCache,
     LabConfig,
     LabResult,
-    build_index,
     load_corpus,
     run_lab,
     sweep,
@@ -60,7 +60,7 @@ def set_user_corpus(user_corpus: Corpus) -> None:
     st.session_state[USER_CORPUS_KEY] = user_corpus
 
 
-def _shared_and_session(
+def shared_and_session(
     cache: Callable, max_entries: int, session_entries: int
 ) -> Callable[[Callable], tuple[Callable, Callable]]:
     """Wrap a function twice: a global cache for the handbook, a session cache for user corpora."""
@@ -73,30 +73,36 @@ def _shared_and_session(
     return wrap
 
 
-def _pick(pair: tuple[Callable, Callable], of: Corpus) -> Callable:
+def pick(pair: tuple[Callable, Callable], of: Corpus) -> Callable:
     return pair[0] if of.digest == handbook().digest else pair[1]
 
 
-@_shared_and_session(st.cache_data, max_entries=128, session_entries=16)
+@shared_and_session(st.cache_resource, max_entries=2, session_entries=1)
+def _workbench(_corpus: Corpus, digest: str) -> LabCache:
+    return LabCache(max_indexes=64 if digest == handbook().digest else 16)
+
+
+def workbench(of: Corpus) -> LabCache:
+    """The engine's index and ranking cache for this corpus: a new budget re-assembles contexts
+    from cached rankings instead of chunking and ranking again."""
+    return pick(_workbench, of)(of, of.digest)
+
+
+@shared_and_session(st.cache_data, max_entries=128, session_entries=16)
 def _lab(_corpus: Corpus, digest: str, config: LabConfig) -> LabResult:
-    return run_lab(_corpus, config)
+    return run_lab(_corpus, config, cache=workbench(_corpus))
 
 
-@_shared_and_session(st.cache_resource, max_entries=64, session_entries=8)
-def _index(
-    _corpus: Corpus, digest: str, chunker: str, size: int, overlap: int, headers: bool, refs: bool
-) -> Index:
-    return build_index(_corpus, chunker, size, overlap=overlap, headers=headers, resolve_refs=refs)
-
-
-@_shared_and_session(st.cache_data, max_entries=512, session_entries=128)
+@shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _sweep_rows(
     _corpus: Corpus, digest: str, key: str, _config: LabConfig, budgets: tuple[int, ...]
 ) -> tuple[dict, ...]:
-    return sweep(_corpus, _config, budgets=budgets, sizes=(_config.size,)).rows
+    return sweep(
+        _corpus, _config, budgets=budgets, sizes=(_config.size,), cache=workbench(_corpus)
+    ).rows
 
 
-@_shared_and_session(st.cache_data, max_entries=512, session_entries=128)
+@shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _view(digest: str, key: Hashable, _build: Callable[..., Any], _args: tuple) -> Any:
     made = _build(*_args)
     return made.to_dict(validate=False) if isinstance(made, alt.TopLevelMixin) else made
@@ -106,7 +112,7 @@ def view(of: Corpus, key: Hashable, build: Callable[..., Any], *args: Any) -> An
     """What ``build(*args)`` makes from the corpus (chart data, an HTML string, or an Altair
     chart, kept as its unvalidated Vega-Lite spec), cached under the corpus and ``key``.
     ``args`` are not hashed, so ``key`` must name the view and every input it depends on."""
-    return _pick(_view, of)(of.digest, key, build, args)
+    return pick(_view, of)(of.digest, key, build, args)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -123,14 +129,12 @@ def spec(build: Callable[..., alt.TopLevelMixin], *args: Hashable) -> dict:
 
 def lab(of: Corpus, config: LabConfig) -> LabResult:
     """``run_lab`` for this corpus and configuration."""
-    return _pick(_lab, of)(of, of.digest, config)
+    return pick(_lab, of)(of, of.digest, config)
 
 
 def index(of: Corpus, config: LabConfig, chunker: str) -> Index:
     """The index ``chunker`` builds over the corpus with the configuration's size and toggles."""
-    return _pick(_index, of)(
-        of, of.digest, chunker, config.size, config.overlap, config.headers, config.resolve_refs
-    )
+    return workbench(of).index(of, config, chunker)
 
 
 def sweep_rows(
@@ -147,7 +151,7 @@ def sweep_rows(
     alone), so a sweep reports progress step by step, a new budget computes only its own
     column, and toggling a chunker recomputes only that chunker.
     """
-    cached = _pick(_sweep_rows, of)
+    cached = pick(_sweep_rows, of)
     groups = [tuple(b for b in budgets if b in DEFAULT_BUDGETS)]
     groups = [g for g in groups if g] + [(b,) for b in budgets if b not in DEFAULT_BUDGETS]
     steps = [(s, c, g) for s in sizes for c in config.chunkers for g in groups]

@@ -20,7 +20,7 @@ import streamlit as st
 from lab import CHUNKERS, EXPLAIN, Corpus, Index, LabConfig, Question, explain
 
 from . import cache
-from .cache import _pick, _shared_and_session
+from .cache import pick, shared_and_session
 from .draw import md_escape
 
 MAX_NODES = 250  # larger graphs show the chosen question's neighbourhood of this many chunks
@@ -272,7 +272,7 @@ def _build_view(index: Index, q: Question, mode: str, budget: int) -> View:
     )
 
 
-@_shared_and_session(st.cache_data, max_entries=512, session_entries=128)
+@shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _view(_corpus: Corpus, digest: str, config: LabConfig, mode: str, qid: str) -> View:
     q = question(_corpus, qid)
     index = cache.index(_corpus, config, config.chunkers[0])
@@ -282,7 +282,7 @@ def _view(_corpus: Corpus, digest: str, config: LabConfig, mode: str, qid: str) 
 def view(of: Corpus, config: LabConfig, chunker: str, mode: str, qid: str) -> View:
     """Ranking, context and verdict of question ``qid`` for one chunker in one mode."""
     key = replace(config, chunkers=(chunker,), modes=(mode,), split="all")
-    return _pick(_view, of)(of, of.digest, key, mode, qid)
+    return pick(_view, of)(of, of.digest, key, mode, qid)
 
 
 RANKING_COLUMNS = {
@@ -378,7 +378,7 @@ def _subgraph(index: Index, nodes: tuple[int, ...]) -> nx.Graph:
     return g
 
 
-@_shared_and_session(st.cache_data, max_entries=64, session_entries=16)
+@shared_and_session(st.cache_data, max_entries=64, session_entries=16)
 def _layout(_corpus: Corpus, digest: str, config: LabConfig, nodes: tuple[int, ...]) -> np.ndarray:
     """Spring layout (seed 0) of ``nodes``, computed on the graph with references resolved so the
     positions stay put when references are switched off (chunk bodies do not change)."""
@@ -401,7 +401,7 @@ def _labels(index: Index, k: int) -> str:
     return "; ".join(provisions[p].label for p in c.provisions) or "—"
 
 
-@_shared_and_session(st.cache_data, max_entries=256, session_entries=64)
+@shared_and_session(st.cache_data, max_entries=256, session_entries=64)
 def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None) -> GraphView:
     chunker = config.chunkers[0]
     index = cache.index(_corpus, config, chunker)
@@ -411,7 +411,7 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
     holders = {int(k) for ev in q.evidence for k in index.holding(ev)} if q is not None else set()
     must = holders | (set(ex.context.picked) | set(ex.ranking.seeds) if ex else set())
     nodes = _shown_nodes(n, ex.ranking.order if ex else None, must)
-    xy = _pick(_layout, _corpus)(_corpus, digest, config, nodes) if nodes else np.zeros((0, 2))
+    xy = pick(_layout, _corpus)(_corpus, digest, config, nodes) if nodes else np.zeros((0, 2))
     positions = ex.ranking.positions() if ex else np.full(n, -1)
     mass = ex.ranking.pagerank if ex is not None and ex.ranking.pagerank is not None else None
     top = float(mass[list(nodes)].max()) if mass is not None and nodes else 0.0
@@ -472,7 +472,7 @@ def _graph_key(config: LabConfig, chunker: str) -> LabConfig:
 
 def graph_view(of: Corpus, config: LabConfig, chunker: str, qid: str | None) -> GraphView:
     """The chunk graph of ``chunker``, laid out, with question ``qid``'s graph-mode retrieval."""
-    return _pick(_graph_view, of)(of, of.digest, _graph_key(config, chunker), qid)
+    return pick(_graph_view, of)(of, of.digest, _graph_key(config, chunker), qid)
 
 
 def graph_spec(

@@ -236,16 +236,22 @@ def sidebar() -> Settings:
 
 
 def run(page: StreamlitPage, settings: Settings) -> None:
-    """Run the chosen page, then put the share link, page-level choices included, in the sidebar."""
+    """Run the chosen page with the share link in the sidebar: drawn first, so a page that stops
+    early still has it, and again once the page has added its own choices to it."""
     link = st.sidebar.empty()
+    _draw_link(link, settings, page)
     st.session_state[ENTRY_KEY] = True
     try:
         page.run()
     finally:
         st.session_state[ENTRY_KEY] = False
-        with link.container():
-            st.caption("Share link: this view, settings included")
-            st.code(share_link(settings, page.url_path), language=None, wrap_lines=True)
+    _draw_link(link, settings, page)
+
+
+def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:
+    with slot.container():
+        st.caption("Share link: this view, settings included")
+        st.code(share_link(settings, page.url_path), language=None, wrap_lines=True)
 
 
 def current() -> Settings:

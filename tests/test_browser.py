@@ -1,7 +1,9 @@
 """The app in a real browser: Playwright drives Debian's Chromium through every page of a running
 ``streamlit run``, checks that a changed sidebar setting lands in the URL and that the URL brings
-the same view back in a fresh browser, and saves one screenshot per page to docs/screenshots/."""
+the same view back in a fresh browser, and saves one screenshot per page: to the folder named by
+``CHUNKING_LAB_SCREENSHOTS`` (``docs/screenshots`` refreshes the README's), else a temporary one."""
 
+import os
 import re
 import socket
 import subprocess
@@ -15,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = Path(os.environ.get("CHUNKING_LAB_SCREENSHOTS") or tempfile.mkdtemp(prefix="screens-"))
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",

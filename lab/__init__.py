@@ -10,9 +10,10 @@ from .corpus import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, Input
 from .index import Index, build_index
 from .metrics import DIAGNOSES, EXPLAIN
 from .parse import Document, parse_document
-from .retrieve import MODES
+from .retrieve import LEXICAL_MODES, MODES
 from .run import (
     DEFAULT_BUDGETS,
+    DEFAULT_CHUNKERS,
     DEFAULT_SIZES,
     SPLITS,
     Explanation,
@@ -27,7 +28,7 @@ from .run import (
 )
 
 __all__ = [
-    "CHUNKERS", "DEFAULT_BUDGETS", "DEFAULT_SIZES", "DIAGNOSES", "EXPLAIN", "MAX_DOCUMENT_CHARS",
+    "CHUNKERS", "DEFAULT_BUDGETS", "DEFAULT_CHUNKERS", "DEFAULT_SIZES", "LEXICAL_MODES", "DIAGNOSES", "EXPLAIN", "MAX_DOCUMENT_CHARS",
     "MAX_QE_CHARS", "MODES", "SPLITS", "Chunk", "Corpus", "CorpusError", "Document", "Explanation",
     "Index", "InputError", "LabCache", "LabConfig", "LabResult", "Question", "Run", "SweepResult", "build_corpus",
     "build_index", "explain", "load_corpus", "parse_document", "run_lab", "sweep",

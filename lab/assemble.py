@@ -14,6 +14,7 @@ PICKED = "picked"
 OVER_BUDGET = "over budget"
 NEAR_DUPLICATE = "near-duplicate"
 BELOW_CUT = "below the cut"
+MERGED = "already delivered"  # parent-child: its parent is in the context already
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,14 +50,16 @@ def assemble(
     tokens: Sequence[Sequence[int]],
     budget: int,
     novelty: float = NOVELTY,
+    keys: Sequence[int] | None = None,
 ) -> Context:
     """Offer chunks in ranked order: skip one that would exceed ``budget`` words (and go on: a
     smaller, lower-ranked chunk may still fit), skip one whose tokens are less than ``novelty`` new
     relative to the context so far, take the rest. Stops once no remaining chunk could fit.
+    Chunks sharing a delivery key (``keys``: parent-child) are delivered once.
 
     ``ranking`` is a :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first."""
     if isinstance(ranking, np.ndarray):
-        return _assemble(ranking, None, words, tokens, budget, novelty)
+        return _assemble(ranking, None, words, tokens, budget, novelty, keys)
     look = FIRST_LOOK
     while True:
         head = ranking.head(look)
@@ -66,13 +69,14 @@ def assemble(
             rest = ranking.score > 0
             rest[head] = False
             rest_min = int(words[rest].min())
-        context = _assemble(head, rest_min, words, tokens, budget, novelty)
+        context = _assemble(head, rest_min, words, tokens, budget, novelty, keys)
         if complete or context.cut < len(head):
             return context
         look *= 4
 
 
-def _assemble(order, rest_min, words, tokens, budget, novelty) -> Context:
+def _assemble(order, rest_min, words, tokens, budget, novelty, keys) -> Context:
+    delivered: set[int] = set()
     picked: list[int] = []
     positions: list[int] = []
     skipped: dict[int, str] = {}
@@ -92,6 +96,9 @@ def _assemble(order, rest_min, words, tokens, budget, novelty) -> Context:
             break
         k = int(order[position])
         w = int(ranked_words[position])
+        if keys is not None and keys[k] in delivered:
+            skipped[k] = MERGED
+            continue
         if used + w > budget:
             skipped[k] = OVER_BUDGET
             continue
@@ -102,6 +109,8 @@ def _assemble(order, rest_min, words, tokens, budget, novelty) -> Context:
                 skipped[k] = NEAR_DUPLICATE
                 continue
         picked.append(k)
+        if keys is not None:
+            delivered.add(keys[k])
         positions.append(position)
         used += w
         seen.update(t)

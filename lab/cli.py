@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import CHUNKERS, MODES, SPLITS, Corpus, CorpusError, LabConfig, load_corpus, run_lab, sweep
+from . import CHUNKERS, LEXICAL_MODES, MODES, SPLITS, Corpus, CorpusError, LabConfig, load_corpus, run_lab, sweep
 from .bench import run_all
 from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult
 
@@ -164,7 +164,7 @@ def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
     chunkers = tuple(dict.fromkeys(n for names in args.chunker or [CHUNKERS] for n in names))
     return LabConfig(
         chunkers=chunkers,
-        modes=MODES if args.mode == "both" else (args.mode,),
+        modes=LEXICAL_MODES if args.mode == "both" else (args.mode,),
         size=args.size,
         budget=args.budget,
         split=args.split,

@@ -23,8 +23,10 @@ def check_chunking(chunker: str, size: int, overlap: int) -> None:
         raise ValueError(f"unknown chunker {chunker!r}; choose one of {', '.join(CHUNKERS)}")
     if not isinstance(size, int) or size < 20:
         raise ValueError(f"size must be a whole number of characters >= 20, got {size!r}")
-    if not isinstance(overlap, int) or not 0 <= overlap < size:
-        raise ValueError(f"overlap must be a whole number from 0 to size - 1 ({size - 1}), got {overlap!r}")
+    if not isinstance(overlap, int) or overlap < 0:
+        raise ValueError(f"overlap must be a whole number >= 0, got {overlap!r}")
+    if CHUNKERS[chunker].overlap and overlap >= size:
+        raise ValueError(f"overlap must be smaller than size for {chunker} ({overlap} >= {size})")
 
 
 def training_for(corpus: Corpus, doc: int) -> Training:
@@ -47,10 +49,47 @@ class Index:
     chunks: tuple[Chunk, ...] = field(repr=False)
     objective: float | None
     bm25: BM25 = field(repr=False)
+    embedder: object | None = field(default=None, repr=False)  # lab.embed.Embedder
+    late: bool = False
 
     @cached_property
     def words(self) -> np.ndarray:
+        """Words each chunk delivers: what the context budget counts."""
         return np.fromiter((c.words for c in self.chunks), dtype=np.int64, count=len(self.chunks))
+
+    @cached_property
+    def delivered_tokens(self) -> list[list[int]]:
+        """Token ids of what each chunk delivers, for the assembler's novelty rule."""
+        if all(c.search is None for c in self.chunks):
+            return self.bm25.token_ids
+        vocab: dict[str, int] = {}
+        return [[vocab.setdefault(t, len(vocab)) for t in tokenize(c.text)] for c in self.chunks]
+
+    @cached_property
+    def delivery_keys(self) -> list[int] | None:
+        """Chunks that deliver the same text share a key (parent-child); None when all differ."""
+        if all(c.search is None for c in self.chunks):
+            return None
+        keys: dict[tuple, int] = {}
+        return [keys.setdefault((c.doc, c.source), len(keys)) for c in self.chunks]
+
+    @cached_property
+    def vectors(self) -> np.ndarray:
+        """Unit-length embeddings of the chunks (dense retrieval); late chunking pools them from
+        token vectors of whole sections."""
+        from .embed import DenseUnavailable, late_vectors
+
+        if self.embedder is None:
+            raise DenseUnavailable("dense retrieval is off for this index: choose an embedding model")
+        if not self.late:
+            return self.embedder.encode([c.search_text for c in self.chunks])
+        out = np.zeros((len(self.chunks), self.embedder.dim), dtype=np.float32)
+        for d, doc in enumerate(self.corpus.documents):
+            ks = [k for k, c in enumerate(self.chunks) if c.doc == d]
+            if ks:
+                spans = [self.chunks[k].search_source or self.chunks[k].source[0] for k in ks]
+                out[ks] = late_vectors(self.embedder, doc.text, doc.sections, spans)
+        return out
 
     @cached_property
     def graph(self) -> ChunkGraph:
@@ -88,6 +127,8 @@ class Index:
 
 def chunk_tokens(doc, chunk: Chunk) -> list[str]:
     """``tokenize(chunk.text)``, reusing the document's unit tokens for the body."""
+    if chunk.search is not None:
+        return tokenize(chunk.search)
     start, end = chunk.source[0]
     tail = chunk.text[len(chunk.prefix) + end - start :]
     return [*prefix_tokens(chunk.prefix), *doc.tokens(start, end), *tokenize(tail)]
@@ -106,18 +147,29 @@ def build_index(
     overlap: int = DEFAULT_OVERLAP,
     headers: bool = False,
     resolve_refs: bool = True,
+    embedder=None,
+    late: bool = False,
 ) -> Index:
-    """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25."""
+    """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
+    with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections)."""
     check_chunking(chunker, size, overlap)
+    if (CHUNKERS[chunker].dense or late) and embedder is None:
+        from .embed import DenseUnavailable
+
+        what = "late chunking" if late else f"the {chunker} chunker"
+        raise DenseUnavailable(f"{what} needs an embedding model: turn dense embeddings on")
     chunks: list[Chunk] = []
     objective = None
     for d, doc in enumerate(corpus.documents):
         made, plan = chunk_document(
             doc, d, chunker, size, overlap, training_for(corpus, d),
-            headers=headers, resolve_refs=resolve_refs, first_id=len(chunks),
+            headers=headers, resolve_refs=resolve_refs, first_id=len(chunks), embedder=embedder,
         )
         chunks.extend(made)
         if plan.objective is not None:
             objective = (objective or 0.0) + plan.objective
     bm25 = BM25([chunk_tokens(corpus.documents[c.doc], c) for c in chunks])
-    return Index(corpus, chunker, size, overlap, headers, resolve_refs, tuple(chunks), objective, bm25)
+    return Index(
+        corpus, chunker, size, overlap, headers, resolve_refs, tuple(chunks), objective, bm25,
+        embedder, late,
+    )

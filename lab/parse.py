@@ -109,6 +109,24 @@ class Document:
         return [r.start for r in self.references]
 
     @cached_property
+    def sections(self) -> list[tuple[int, int]]:
+        """Character spans of the top-level sections (consecutive provisions of one section)."""
+        spans: list[tuple[int, int]] = []
+        current = None
+        for p in self.provisions:
+            first = p.heading if p.heading is not None else p.first
+            last = p.stop - 1 if p.stop > p.first else first
+            if first >= len(self.units):
+                continue
+            start, end = self.units[first].start, self.units[last].end
+            if spans and p.section == current and p.section:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((start, end))
+            current = p.section
+        return spans
+
+    @cached_property
     def unit_ends(self) -> list[int]:
         return [u.end for u in self.units]
 

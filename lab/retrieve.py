@@ -12,9 +12,12 @@ from .corpus import Question
 from .index import Index
 from .text import tokenize
 
-MODES = ("flat", "graph")
+MODES = ("flat", "graph", "dense", "hybrid")
+LEXICAL_MODES = ("flat", "graph")  # need no embedding model
 SEEDS = 3
 BM25_SHARE = 0.6
+RRF_K = 60
+RERANK_TOP = 20
 
 
 def top(score: np.ndarray, k: int) -> np.ndarray:
@@ -40,6 +43,9 @@ class Ranking:
     bm25: np.ndarray
     pagerank: np.ndarray | None = None
     seeds: tuple[int, ...] = ()
+    dense: np.ndarray | None = None  # cosine similarity, when dense retrieval is on
+    fused: np.ndarray | None = None  # Reciprocal Rank Fusion of BM25 and dense
+    rerank: np.ndarray | None = None  # cross-encoder score of the reranked head, NaN elsewhere
 
     @cached_property
     def offered(self) -> int:
@@ -60,6 +66,21 @@ class Ranking:
             return -1
         return int(np.count_nonzero(self.score > s) + np.count_nonzero(self.score[:chunk] == s))
 
+    def rank_by(self, kind: str, chunk: int) -> int | None:
+        """1-based rank of ``chunk`` by one signal ("bm25", "dense", "fused", "rerank", "score");
+        None when that signal did not rank it."""
+        values = getattr(self, kind)
+        if values is None:
+            return None
+        if kind == "rerank":
+            values = np.nan_to_num(values, nan=-np.inf)
+            if not np.isfinite(values[chunk]):
+                return None
+            better = np.count_nonzero(values > values[chunk])
+            return int(better + np.count_nonzero(values[:chunk] == values[chunk])) + 1
+        position = Ranking(values, values).position(chunk)
+        return position + 1 if position >= 0 else None
+
     def positions(self) -> np.ndarray:
         """Rank position (0-based) of each chunk; -1 where not offered."""
         pos = np.full(len(self.score), -1, dtype=np.int64)
@@ -72,29 +93,92 @@ def query_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
-def rank(index: Index, questions: Sequence[Question], mode: str, seeds: int = SEEDS) -> list[Ranking]:
-    """Rank ``index``'s chunks for each question in ``mode`` ("flat" or "graph")."""
+def reciprocal_rank_fusion(*scores: np.ndarray, k: int = RRF_K) -> np.ndarray:
+    """``sum over lists of 1 / (k + rank)``, each list ranking its positive scores (1-based)."""
+    fused = np.zeros(len(scores[0]))
+    for score in scores:
+        order = top(score, len(score))
+        fused[order] += 1.0 / (k + np.arange(1, len(order) + 1))
+    return fused
+
+
+def rank(
+    index: Index,
+    questions: Sequence[Question],
+    mode: str,
+    seeds: int = SEEDS,
+    reranker=None,
+    rerank_top: int = RERANK_TOP,
+) -> list[Ranking]:
+    """Rank ``index``'s chunks for each question in ``mode``: "flat" (BM25), "dense" (cosine),
+    "hybrid" (RRF of both) or "graph" (BM25, or hybrid when the index has an embedder, blended
+    with personalised PageRank). A ``reranker`` then reorders the top ``rerank_top``."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     bm25 = index.bm25.scores([query_tokens(q.question) for q in questions])
-    if mode == "flat":
-        return [Ranking(row, row) for row in bm25]
+    dense = fused = None
+    if mode in ("dense", "hybrid") or (mode == "graph" and index.embedder is not None):
+        if index.embedder is None:
+            from .embed import DenseUnavailable
 
-    n = len(index.chunks)
-    restart = np.zeros((n, len(questions)))
+            raise DenseUnavailable(f"{mode} retrieval needs an embedding model: turn dense on")
+        queries = index.embedder.encode([q.question for q in questions])
+        dense = queries @ index.vectors.T if len(index.chunks) else np.zeros((len(questions), 0))
+        fused = np.array([reciprocal_rank_fusion(b, d) for b, d in zip(bm25, dense, strict=True)])
+    first = {"flat": bm25, "dense": dense, "hybrid": fused}.get(mode)
+    if first is None:
+        first = fused if fused is not None else bm25
+    rankings = (
+        _graph(index, first, bm25, dense, fused, seeds)
+        if mode == "graph"
+        else [
+            Ranking(row, b, dense=d, fused=f)
+            for row, b, d, f in zip(first, bm25, _rows(dense, len(questions)), _rows(fused, len(questions)), strict=True)
+        ]
+    )
+    if reranker is not None:
+        rankings = [_rerank(r, q.question, index, reranker, rerank_top) for r, q in zip(rankings, questions, strict=True)]
+    return rankings
+
+
+def _rows(matrix: np.ndarray | None, n: int) -> list:
+    return list(matrix) if matrix is not None else [None] * n
+
+
+def _graph(index: Index, first: np.ndarray, bm25, dense, fused, seeds: int) -> list[Ranking]:
+    """Seed personalised PageRank with the ``seeds`` best first-stage chunks (restart weights
+    proportional to their scores) and blend ``0.6 s/max(s) + 0.4 p/max(p)``."""
+    n, q = len(index.chunks), len(first)
+    restart = np.zeros((n, q))
     seed_sets = []
-    for q, row in enumerate(bm25):
+    for j, row in enumerate(first):
         chosen = top(row, seeds)
         seed_sets.append(tuple(chosen.tolist()))
         if len(chosen):
-            restart[chosen, q] = row[chosen] / row[chosen].sum()
+            restart[chosen, j] = row[chosen] / row[chosen].sum()
     mass = index.graph.pagerank(restart) if n else restart
+    dense_rows, fused_rows = _rows(dense, q), _rows(fused, q)
     rankings = []
-    for q, row in enumerate(bm25):
-        if not seed_sets[q]:
-            rankings.append(Ranking(np.zeros(n), row, np.zeros(n), ()))
+    for j, row in enumerate(first):
+        if not seed_sets[j]:
+            rankings.append(Ranking(np.zeros(n), bm25[j], np.zeros(n), (), dense_rows[j], fused_rows[j]))
             continue
-        p = mass[:, q]
+        p = mass[:, j]
         score = BM25_SHARE * row / row.max() + (1 - BM25_SHARE) * p / p.max()
-        rankings.append(Ranking(score, row, p, seed_sets[q]))
+        rankings.append(Ranking(score, bm25[j], p, seed_sets[j], dense_rows[j], fused_rows[j]))
     return rankings
+
+
+def _rerank(ranking: Ranking, question: str, index: Index, reranker, top_n: int) -> Ranking:
+    """Reorder the ranking's head by cross-encoder score; the rest keeps its order below."""
+    head = ranking.head(top_n)
+    if not len(head):
+        return ranking
+    ce = np.asarray(reranker.score(question, [index.chunks[k].search_text for k in head]), dtype=float)
+    reranked = head[np.argsort(-ce, kind="stable")]
+    base = np.where(ranking.score > 0, ranking.score / ranking.score.max(), 0.0)
+    score = base.copy()
+    score[reranked] = 1 + (len(reranked) - np.arange(len(reranked))) / len(reranked)
+    rerank = np.full(len(score), np.nan)
+    rerank[head] = ce
+    return Ranking(score, ranking.bm25, ranking.pagerank, ranking.seeds, ranking.dense, ranking.fused, rerank)

@@ -15,9 +15,10 @@ from .corpus import SPLITS as QUESTION_SPLITS
 from .corpus import Corpus, InputError, Question
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking
 from .metrics import IndexStats, Metrics, QuestionResult, aggregate, index_stats, score_question
-from .retrieve import MODES, Ranking, rank
+from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank
 
 SPLITS = ("test", "train", "all")
+DEFAULT_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")
 DEFAULT_BUDGETS = (40, 60, 80, 120, 160, 200, 300, 400)
 DEFAULT_SIZES = (250, 350, 450, 600, 800)
 
@@ -27,16 +28,23 @@ Progress = Callable[[int, int], None]
 @dataclass(frozen=True)
 class LabConfig:
     """One experiment: which chunkers and modes, the chunk size ``L`` in characters, the context
-    budget in words, the question split, and the toggles."""
+    budget in words, the question split, and the toggles. ``dense`` names an embedding model
+    (None: keyword retrieval only); it enables the dense and hybrid modes, dense chunkers and
+    ``late`` chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that
+    reorders the top ``rerank_top`` chunks before assembly."""
 
-    chunkers: tuple[str, ...] = tuple(CHUNKERS)
-    modes: tuple[str, ...] = MODES
+    chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
+    modes: tuple[str, ...] = LEXICAL_MODES
     size: int = 450
     budget: int = 120
     split: str = "test"
     headers: bool = False
     resolve_refs: bool = True
     overlap: int = DEFAULT_OVERLAP
+    dense: str | None = None
+    late: bool = False
+    rerank: str | None = None
+    rerank_top: int = RERANK_TOP
 
     def __post_init__(self):
         object.__setattr__(self, "chunkers", tuple(self.chunkers))
@@ -47,6 +55,14 @@ class LabConfig:
             check_chunking(name, self.size, self.overlap)
         if not self.modes or any(m not in MODES for m in self.modes):
             raise ValueError(f"modes must be some of {', '.join(MODES)}, got {self.modes!r}")
+        if self.dense is None:
+            needs = [m for m in self.modes if m not in LEXICAL_MODES]
+            needs += [c for c in self.chunkers if CHUNKERS[c].dense]
+            needs += ["late chunking"] if self.late else []
+            if needs:
+                raise ValueError(f"{', '.join(needs)} need(s) dense embeddings: set dense to a model")
+        if not isinstance(self.rerank_top, int) or self.rerank_top < 1:
+            raise ValueError(f"rerank_top must be a whole number >= 1, got {self.rerank_top!r}")
         if not isinstance(self.budget, int) or self.budget < 1:
             raise ValueError(f"budget must be a whole number of words >= 1, got {self.budget!r}")
         if self.split not in SPLITS:
@@ -149,13 +165,16 @@ class Retrieval:
     rankings: tuple[Ranking, ...] = field(repr=False)
 
     @classmethod
-    def of(cls, index: Index, questions: Sequence[Question], mode: str) -> Retrieval:
-        return cls(index, mode, tuple(questions), tuple(rank(index, questions, mode)))
+    def of(
+        cls, index: Index, questions: Sequence[Question], mode: str, reranker=None, rerank_top: int = RERANK_TOP
+    ) -> Retrieval:
+        rankings = rank(index, questions, mode, reranker=reranker, rerank_top=rerank_top)
+        return cls(index, mode, tuple(questions), tuple(rankings))
 
     def contexts(self, budget: int) -> list[Context]:
-        tokens = self.index.bm25.token_ids
-        words = self.index.words
-        return [assemble(r, words, tokens, budget) for r in self.rankings]
+        index = self.index
+        tokens, words, keys = index.delivered_tokens, index.words, index.delivery_keys
+        return [assemble(r, words, tokens, budget, keys=keys) for r in self.rankings]
 
     def evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
         return tuple(
@@ -188,26 +207,48 @@ class LabCache:
 
     def index(self, corpus: Corpus, config: LabConfig, chunker: str, size: int | None = None) -> Index:
         size = size or config.size
-        key = (corpus.digest, chunker, size, config.overlap, config.headers, config.resolve_refs)
+        key = (corpus.digest, chunker, size, config.overlap, config.headers, config.resolve_refs,
+               config.dense, config.late)
         return self._get(
             self._indexes,
             key,
             lambda: build_index(
-                corpus, chunker, size, overlap=config.overlap,
-                headers=config.headers, resolve_refs=config.resolve_refs,
+                corpus, chunker, size, overlap=config.overlap, headers=config.headers,
+                resolve_refs=config.resolve_refs, embedder=embedder_for(config), late=config.late,
             ),
             self.max_indexes,
         )
 
-    def retrieval(self, index: Index, split: str, mode: str) -> Retrieval:
+    def retrieval(self, index: Index, config: LabConfig, mode: str) -> Retrieval:
         key = (index.corpus.digest, index.chunker, index.size, index.overlap, index.headers,
-               index.resolve_refs, split, mode)
+               index.resolve_refs, config.dense, index.late, config.split, mode, config.rerank,
+               config.rerank_top)
         return self._get(
             self._retrievals,
             key,
-            lambda: Retrieval.of(index, index.corpus.split(split), mode),
+            lambda: Retrieval.of(
+                index, index.corpus.split(config.split), mode, reranker_for(config), config.rerank_top
+            ),
             4 * self.max_indexes,
         )
+
+
+def embedder_for(config: LabConfig):
+    """The shared embedder the configuration names, or None when dense retrieval is off."""
+    if config.dense is None:
+        return None
+    from .embed import get_embedder
+
+    return get_embedder(config.dense)
+
+
+def reranker_for(config: LabConfig):
+    """The shared cross-encoder the configuration names, or None."""
+    if config.rerank is None:
+        return None
+    from .rerank import get_reranker
+
+    return get_reranker(config.rerank)
 
 
 def run_lab(
@@ -225,7 +266,7 @@ def run_lab(
         index = cache.index(corpus, config, chunker)
         stats = index_stats(index, config.budget)
         for mode in config.modes:
-            results = cache.retrieval(index, config.split, mode).evaluate(config.budget)
+            results = cache.retrieval(index, config, mode).evaluate(config.budget)
             runs.append(Run(chunker, mode, aggregate(results), stats, results))
             if progress:
                 progress(len(runs), total)
@@ -247,27 +288,38 @@ class Explanation:
         holders = {int(k) for ev in self.question.evidence for k in self.index.holding(ev)}
         rows = []
         order = self.ranking.order if limit is None else self.ranking.order[:limit]
+        ranking = self.ranking
         for pos, k in enumerate(order.tolist()):
             c = self.index.chunks[k]
-            rows.append(
-                {
-                    "rank": pos + 1,
-                    "chunk": c.id,
-                    "bm25": float(self.ranking.bm25[k]),
-                    "pagerank": float(self.ranking.pagerank[k]) if self.ranking.pagerank is not None else None,
-                    "score": float(self.ranking.score[k]),
-                    "words": c.words,
-                    "seed": k in self.ranking.seeds,
-                    "evidence": k in holders,
-                    "decision": self.context.decision(k, pos, c.words),
+            row = {
+                "rank": pos + 1,
+                "chunk": c.id,
+                "bm25": float(ranking.bm25[k]),
+                "pagerank": float(ranking.pagerank[k]) if ranking.pagerank is not None else None,
+                "score": float(ranking.score[k]),
+                "words": c.words,
+                "seed": k in ranking.seeds,
+                "evidence": k in holders,
+                "decision": self.context.decision(k, pos, c.words),
+            }
+            if ranking.dense is not None:
+                row |= {
+                    "dense": float(ranking.dense[k]),
+                    "bm25 rank": ranking.rank_by("bm25", k),
+                    "dense rank": ranking.rank_by("dense", k),
+                    "fused rank": ranking.rank_by("fused", k),
                 }
-            )
+            if ranking.rerank is not None:
+                row |= {"rerank": float(ranking.rerank[k]), "reranked rank": ranking.rank_by("rerank", k)}
+            rows.append(row)
         return pd.DataFrame(rows)
 
 
-def explain(index: Index, question: Question, mode: str, budget: int) -> Explanation:
+def explain(
+    index: Index, question: Question, mode: str, budget: int, reranker=None, rerank_top: int = RERANK_TOP
+) -> Explanation:
     """Rank, assemble and score one question, keeping the intermediate results."""
-    retrieval = Retrieval.of(index, [question], mode)
+    retrieval = Retrieval.of(index, [question], mode, reranker, rerank_top)
     context = retrieval.contexts(budget)[0]
     result = score_question(index, question, retrieval.rankings[0], context)
     return Explanation(question, index, retrieval.rankings[0], context, result)
@@ -311,7 +363,7 @@ def sweep(
         for chunker in config.chunkers:
             index = cache.index(corpus, config, chunker, size)
             for mode in config.modes:
-                retrieval = cache.retrieval(index, config.split, mode)
+                retrieval = cache.retrieval(index, config, mode)
                 for budget in budgets:
                     metrics = aggregate(retrieval.evaluate(budget))
                     rows.append(
@@ -336,6 +388,6 @@ def sweep(
 
 
 __all__ = [
-    "DEFAULT_BUDGETS", "DEFAULT_SIZES", "Explanation", "LabCache", "LabConfig", "LabResult", "Run",
+    "DEFAULT_BUDGETS", "DEFAULT_CHUNKERS", "DEFAULT_SIZES", "Explanation", "LabCache", "LabConfig", "LabResult", "Run",
     "SPLITS", "SweepResult", "explain", "run_lab", "sweep", "QUESTION_SPLITS",
 ]

@@ -12,12 +12,14 @@ from streamlit.testing.v1 import AppTest
 from lab import (
     CHUNKERS,
     MAX_DOCUMENT_CHARS,
-    MODES,
     LabConfig,
     build_corpus,
     build_index,
     explain,
     run_lab,
+)
+from lab import (
+    LEXICAL_MODES as MODES,
 )
 from ui import explore
 

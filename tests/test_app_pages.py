@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 from app_support import PAGES, open_app
 
-from lab import CHUNKERS, MODES, LabConfig, build_corpus, build_index, run_lab, sweep
+from lab import CHUNKERS, LabConfig, build_corpus, build_index, run_lab, sweep
+from lab import LEXICAL_MODES as MODES
 from ui import draw
 from ui.cache import USER, USER_CORPUS_KEY
 

@@ -281,8 +281,8 @@ def test_graph_score_blends_normalised_bm25_and_pagerank(handbook):
 
 def test_unknown_mode_names_the_allowed_ones(handbook):
     index = build_index(handbook, "fixed", 450)
-    with pytest.raises(ValueError, match="choose one of flat, graph"):
-        rank(index, handbook.questions, "dense")
+    with pytest.raises(ValueError, match="choose one of flat, graph, dense, hybrid"):
+        rank(index, handbook.questions, "sparse")
 
 
 # --- the assembler ----------------------------------------------------------------------------

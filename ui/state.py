@@ -18,7 +18,8 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.pages_manager import PagesManager
 
-from lab import CHUNKERS, MODES, SPLITS, LabConfig
+from lab import CHUNKERS, SPLITS, LabConfig
+from lab import LEXICAL_MODES as MODES
 
 from . import cache
 from .draw import md_escape

@@ -6,9 +6,18 @@ from bisect import bisect_left
 
 from ..parse import Document
 from . import qes_dp, qes_greedy, structure, windows  # noqa: F401  (register the chunkers)
-from .base import CHUNKERS, REFERENCE_CHARS, REFERENCE_MARK, Chunk, ChunkerSpec, Plan, Training
+from .base import (
+    CHUNKERS,
+    REFERENCE_CHARS,
+    REFERENCE_MARK,
+    Chunk,
+    ChunkerSpec,
+    Params,
+    Plan,
+    Training,
+)
 
-__all__ = ["CHUNKERS", "Chunk", "ChunkerSpec", "Plan", "Training", "chunk_document"]
+__all__ = ["CHUNKERS", "Chunk", "ChunkerSpec", "Params", "Plan", "Training", "chunk_document"]
 
 
 def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
@@ -55,13 +64,15 @@ def chunk_document(
     headers: bool = False,
     resolve_refs: bool = True,
     first_id: int = 0,
+    embedder=None,
 ) -> tuple[list[Chunk], Plan]:
     """Chunk one document with a registered chunker and build each chunk's delivered text."""
-    plan = CHUNKERS[chunker].plan(doc, size, overlap, training, resolve_refs)
+    plan = CHUNKERS[chunker].plan(doc, Params(size, overlap, training, resolve_refs, embedder))
     text = doc.text
     provisions = doc.provisions
     chunks = []
-    for k, (start, end) in enumerate(plan.bodies):
+    for k, piece in enumerate(plan.bodies):
+        start, end = plan.parents[k] if plan.parents else piece
         touched = touched_provisions(doc, start, end)
         named = tuple(p for p in touched if provisions[p].path) if plan.path_prefix or headers else ()
         prefix = "".join(f"[{provisions[p].path}] " for p in named)
@@ -77,6 +88,11 @@ def chunk_document(
                 parts.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0]:excerpt[1]]}")
                 source.append(excerpt)
         body = " ".join(parts)
+        search = None
+        if plan.parents:
+            child = tuple(p for p in touched_provisions(doc, *piece) if provisions[p].path)
+            search = "".join(f"[{provisions[p].path}] " for p in child if headers)
+            search += text[piece[0] : piece[1]]
         chunks.append(
             Chunk(
                 id=f"{chunker}-{first_id + k}",
@@ -88,6 +104,8 @@ def chunk_document(
                 prefix_provisions=named,
                 cites=cites,
                 words=len(body.split()),
+                search=search,
+                search_source=piece if plan.parents else None,
             )
         )
     return chunks, plan

@@ -30,6 +30,13 @@ class Chunk:
     prefix_provisions: tuple[int, ...]  # provisions named in the prefix
     cites: tuple[int, ...]  # provisions the body cites (resolved cross-references)
     words: int
+    search: str | None = None  # what retrieval matches when it differs from ``text`` (parent-child)
+    search_source: tuple[int, int] | None = None  # the range ``search`` was cut from
+
+    @property
+    def search_text(self) -> str:
+        """The text retrieval scores: the chunk itself, or the child a parent is delivered for."""
+        return self.text if self.search is None else self.search
 
     @property
     def start(self) -> int:
@@ -64,13 +71,29 @@ class Training:
 
 
 @dataclass(frozen=True, slots=True)
+class Params:
+    """What every chunker is given: the size limit ``L`` in characters, the window overlap, the
+    training evidence, whether references are resolved, and an embedder (dense chunkers only)."""
+
+    size: int
+    overlap: int = 50
+    training: Training = Training()
+    resolve_refs: bool = True
+    embedder: object | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
-    """What a chunker decides: body ranges in document order, plus anything it reports."""
+    """What a chunker decides: body ranges in document order, plus anything it reports.
+
+    ``parents``, when given, holds for each body the range delivered in its place (parent-child
+    chunking retrieves the small body and delivers the parent)."""
 
     bodies: tuple[tuple[int, int], ...]
     objective: float | None = None
     path_prefix: bool = False  # structure chunks always carry their heading path
     resolve_refs: bool = False  # structure chunks append referenced provisions' text
+    parents: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,21 +101,32 @@ class ChunkerSpec:
     name: str
     label: str
     description: str
-    plan: Callable[[Document, int, int, Training, bool], Plan] = field(repr=False)
+    plan: Callable[[Document, Params], Plan] = field(repr=False)
     supervised: bool = False
     order: int = 0
+    dense: bool = False  # needs an embedder
+    overlap: bool = False  # uses the overlap parameter
 
 
 CHUNKERS: dict[str, ChunkerSpec] = {}
 
 
-def register(name: str, label: str, description: str, *, order: int, supervised: bool = False):
-    """Register a planner ``plan(doc, size, overlap, training, resolve_refs) -> Plan``.
+def register(
+    name: str,
+    label: str,
+    description: str,
+    *,
+    order: int,
+    supervised: bool = False,
+    dense: bool = False,
+    overlap: bool = False,
+):
+    """Register a planner ``plan(doc, params) -> Plan``.
 
-    ``order`` places the chunker in listings (simplest first)."""
+    ``order`` places the chunker in listings (simplest first); ``dense`` chunkers need an embedder."""
 
     def wrap(fn):
-        CHUNKERS[name] = ChunkerSpec(name, label, description, fn, supervised, order)
+        CHUNKERS[name] = ChunkerSpec(name, label, description, fn, supervised, order, dense, overlap)
         ordered = sorted(CHUNKERS.values(), key=lambda spec: spec.order)
         CHUNKERS.clear()
         CHUNKERS.update((spec.name, spec) for spec in ordered)

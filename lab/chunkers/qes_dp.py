@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from ..parse import Document
-from .base import Plan, Training, register, unit_span
+from .base import Params, Plan, Training, register, unit_span
 
 MU = 0.05
 
@@ -62,6 +62,6 @@ def segment(doc: Document, size: int, training: Training, mu: float = MU) -> tup
     order=4,
     supervised=True,
 )
-def qes_dp(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
-    runs, objective = segment(doc, size, training)
+def qes_dp(doc: Document, p: Params) -> Plan:
+    runs, objective = segment(doc, p.size, p.training)
     return Plan(tuple(unit_span(doc, a, b) for a, b in runs), objective=round(objective, 6))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 
 from ..parse import Document
-from .base import Plan, Training, pack_units, register, unit_span
+from .base import Params, Plan, Training, pack_units, register, unit_span
 
 ALPHA = 0.02
 INDEX_BUDGET = 1.35
@@ -143,5 +143,5 @@ def select_windows(doc: Document, size: int, training: Training, *, lazy: bool =
     order=5,
     supervised=True,
 )
-def qes_greedy(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
-    return Plan(tuple(unit_span(doc, a, b) for a, b in select_windows(doc, size, training)))
+def qes_greedy(doc: Document, p: Params) -> Plan:
+    return Plan(tuple(unit_span(doc, a, b) for a, b in select_windows(doc, p.size, p.training)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..parse import Document
-from .base import Plan, Training, pack_units, register, unit_span
+from .base import Params, Plan, pack_units, register, unit_span
 
 
 @register(
@@ -13,9 +13,10 @@ from .base import Plan, Training, pack_units, register, unit_span
     "cited provisions' text appended when references are resolved.",
     order=3,
 )
-def structure(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
+def structure(doc: Document, p: Params) -> Plan:
     bodies = []
-    for p in doc.provisions:
-        if p.first < p.stop:
-            bodies.extend(unit_span(doc, a, b) for a, b in pack_units(doc, p.first, p.stop, size))
-    return Plan(tuple(bodies), path_prefix=True, resolve_refs=resolve_refs)
+    for prov in doc.provisions:
+        if prov.first < prov.stop:
+            runs = pack_units(doc, prov.first, prov.stop, p.size)
+            bodies.extend(unit_span(doc, a, b) for a, b in runs)
+    return Plan(tuple(bodies), path_prefix=True, resolve_refs=p.resolve_refs)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..parse import Document
-from .base import Plan, Training, pack_units, register, unit_span
+from .base import Params, Plan, pack_units, register, unit_span
 
 
 @register(
@@ -12,10 +12,11 @@ from .base import Plan, Training, pack_units, register, unit_span
     "Windows of L characters, step L - overlap, cut mid-word by design; the last window ends at "
     "the end of the text.",
     order=1,
+    overlap=True,
 )
-def fixed(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
-    n = len(doc.text)
-    starts = list(range(0, max(n - size, 0) + 1, size - overlap))
+def fixed(doc: Document, p: Params) -> Plan:
+    n, size = len(doc.text), p.size
+    starts = list(range(0, max(n - size, 0) + 1, size - p.overlap))
     if starts[-1] + size < n:
         starts.append(n - size)
     return Plan(tuple((s, min(s + size, n)) for s in starts))
@@ -27,7 +28,8 @@ def fixed(doc: Document, size: int, overlap: int, training: Training, resolve_re
     "Whole sentences packed up to L characters; the next window starts with up to `overlap` "
     "characters of the previous one's trailing sentences.",
     order=2,
+    overlap=True,
 )
-def sentence(doc: Document, size: int, overlap: int, training: Training, resolve_refs: bool) -> Plan:
-    runs = pack_units(doc, 0, len(doc.units), size, overlap)
+def sentence(doc: Document, p: Params) -> Plan:
+    runs = pack_units(doc, 0, len(doc.units), p.size, p.overlap)
     return Plan(tuple(unit_span(doc, a, b) for a, b in runs))

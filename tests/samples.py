@@ -163,6 +163,11 @@ REAL_DOCUMENTS = {
 }
 
 
+# The chunkers of SPEC section 4 whose contracts these tests pin down; later chunkers (recursive,
+# semantic, parent-child, ...) promise other things and bring their own tests.
+SPEC_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")
+
+
 def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())
 

@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+from samples import SPEC_CHUNKERS
 
-from lab import CHUNKERS, DIAGNOSES, LabConfig, build_corpus, build_index, explain, run_lab, sweep
+from lab import DIAGNOSES, LabConfig, build_corpus, build_index, explain, run_lab, sweep
 from lab.metrics import aggregate, index_stats, starts_at_heading
 
 RULES = """\
@@ -89,7 +90,7 @@ def test_span_ranked_after_the_budget_filled_is_below_the_cut():
 
 
 def test_every_diagnosis_is_one_of_the_documented_values(handbook):
-    result = run_lab(handbook, LabConfig(budget=60, size=600, split="all"))
+    result = run_lab(handbook, LabConfig(chunkers=SPEC_CHUNKERS, budget=60, size=600, split="all"))
     seen = {e.diagnosis for r in result.runs for q in r.questions for e in q.evidence}
     assert seen - {None} <= set(DIAGNOSES)
     for r in result.runs:
@@ -176,7 +177,7 @@ def test_chunk_right_after_a_heading_it_carries_starts_at_that_heading():
 
 
 def test_handbook_statistics_are_sane(handbook):
-    for chunker in CHUNKERS:
+    for chunker in SPEC_CHUNKERS:
         stats = index_stats(build_index(handbook, chunker, 450), budget=120)
         assert (
             stats.chunks > 0 and 0 <= stats.evidence_intact <= 1 and 0 <= stats.heading_starts <= 1
@@ -201,22 +202,22 @@ def test_handbook_statistics_are_sane(handbook):
 def test_corpus_without_questions_runs_every_configuration():
     corpus = build_corpus({"d": RULES}, None)
     with np.errstate(all="raise"):
-        result = run_lab(corpus, LabConfig(split="all"))
-    assert len(result.runs) == 2 * len(CHUNKERS)
+        result = run_lab(corpus, LabConfig(chunkers=SPEC_CHUNKERS, split="all"))
+    assert len(result.runs) == 2 * len(SPEC_CHUNKERS)
     assert all(r.metrics.questions == 0 and r.questions == () for r in result.runs)
 
 
 def test_one_chunk_document_runs_in_both_modes():
     corpus = one_question("Comets are bright.", "comets", ["Comets are bright."], split="test")
     with np.errstate(all="raise"):
-        result = run_lab(corpus)
+        result = run_lab(corpus, LabConfig(chunkers=SPEC_CHUNKERS))
     assert all(r.metrics.complete == 1.0 for r in result.runs)
 
 
 def test_question_with_all_zero_scores_is_a_clean_miss():
     corpus = one_question(RULES, "zebra crossing", ["Torches are red."])
     with np.errstate(all="raise"):
-        result = run_lab(corpus)
+        result = run_lab(corpus, LabConfig(chunkers=SPEC_CHUNKERS))
     for r in result.runs:
         (q,) = r.questions
         assert (q.partial, q.complete, q.context, q.reciprocal_rank) == (False, False, (), 0.0)
@@ -275,7 +276,7 @@ def test_sweep_agrees_with_single_runs(handbook):
 def test_document_of_headings_only_runs_and_structure_finds_nothing_to_hold():
     corpus = one_question("# Title\n\n## A\n\n## B\n", "title", ["Title"], split="test")
     with np.errstate(all="raise"):
-        result = run_lab(corpus)
+        result = run_lab(corpus, LabConfig(chunkers=SPEC_CHUNKERS))
     assert result.run("structure", "flat").index.chunks == 0
     for mode in ("flat", "graph"):
         (q,) = result.run("structure", mode).questions

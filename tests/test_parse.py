@@ -535,3 +535,29 @@ def test_handbook_has_its_provisions_and_references(handbook_doc):
     assert len(ids) == len(set(ids)) >= 12
     assert len(handbook_doc.references) >= 8
     assert all(r.source != r.target for r in handbook_doc.references)
+
+
+def test_windows_line_endings_parse_like_unix_ones():
+    text = "\r\n".join(
+        [
+            "# Title",
+            "",
+            "## 1 Access",
+            "",
+            "The gate opens.",
+            "Cars wait.",
+            "",
+            "1.2 Parking",
+            "Park here.",
+        ]
+    )
+    doc = parse_document(text)
+    assert [text[u.start : u.end] for u in doc.units] == [
+        "# Title",
+        "## 1 Access",
+        "The gate opens.",
+        "Cars wait.",
+        "1.2 Parking",
+        "Park here.",
+    ]
+    assert [p.path for p in doc.provisions] == ["1 Access", "1 Access \u203a 1.2 Parking"]

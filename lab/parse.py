@@ -34,7 +34,7 @@ _SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)")
 _TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
 _LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
 _REFERENCE = re.compile(
-    r"(?:\bSections?|\u00a7\u00a7?)\s*(\d+(?:\.\d+)*)(?:\([A-Za-z0-9]+\))*"
+    r"(?:\b(?i:sections?)|\u00a7\u00a7?)\s*(\d+(?:\.\d+)*)(?:\([A-Za-z0-9]+\))*"
     r"((?:\s*(?:,|\band\b|\bor\b|&|\bto\b)\s*(?:\u00a7\s*)?\d+(?:\.\d+)*(?:\([A-Za-z0-9]+\))*)*)"
 )
 _REFERENCE_TAIL = re.compile(r"\d+(?:\.\d+)*")
@@ -49,8 +49,9 @@ class Unit:
 
     start: int
     end: int
-    kind: str  # "sentence" | "heading" | "item" | "row" | "code"
+    kind: str  # "sentence" (list items too) | "heading" | "row" | "code"
     provision: int  # index into Document.provisions, -1 for headings that own no provision
+    block: int = -1  # the paragraph, list item, row, code block or heading line it belongs to
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +193,9 @@ def _is_short_title(rest: str) -> bool:
 class _Parser:
     def __init__(self, text: str):
         self.text = text
-        self.units: list[tuple[int, int, str]] = []
+        self.units: list[tuple[int, int, str, int]] = []
         self.headings: dict[int, Heading] = {}  # unit index -> heading
+        self.block = -1  # units added until the next block starts belong to this one
 
     def add(self, start: int, end: int, kind: str) -> None:
         while start < end and self.text[start].isspace():
@@ -201,7 +203,12 @@ class _Parser:
         while end > start and self.text[end - 1].isspace():
             end -= 1
         if start < end:
-            self.units.append((start, end, kind))
+            self.units.append((start, end, kind, self.block))
+
+    def add_block(self, start: int, end: int, kind: str) -> None:
+        """Add a unit that is a block of its own: a heading line, table row or code block."""
+        self.block += 1
+        self.add(start, end, kind)
 
     def add_heading(self, start: int, end: int, level: int, title: str) -> None:
         number_match = _LEADING_NUMBER.match(title)
@@ -209,10 +216,11 @@ class _Parser:
         if number_match:
             title = title[number_match.end() :].strip()
         self.headings[len(self.units)] = Heading(start, end, level, number, title.strip())
-        self.add(start, end, "heading")
+        self.add_block(start, end, "heading")
 
     def add_prose(self, start: int, end: int, skip: int = 0) -> None:
         """Split ``text[start:end]`` into sentences; ``skip`` chars of list marker never end one."""
+        self.block += 1
         text = self.text
         cursor = start
         for m in _SENTENCE_END.finditer(text, start + skip, end):
@@ -276,7 +284,7 @@ class _Parser:
             line = text[s:e]
             if fence is not None:
                 if line.lstrip().startswith(fence):
-                    self.add(fence_start, e, "code")
+                    self.add_block(fence_start, e, "code")
                     fence = None
                 continue
             if m := _FENCE.match(line):
@@ -319,7 +327,7 @@ class _Parser:
                     continue
             if _TABLE_ROW.match(line):
                 flush()
-                self.add(s, e, "row")
+                self.add_block(s, e, "row")
                 continue
             if _LIST_ITEM.match(line):
                 flush()
@@ -328,7 +336,7 @@ class _Parser:
             para.append((s, e))
         flush()
         if fence is not None:
-            self.add(fence_start, len(text), "code")
+            self.add_block(fence_start, len(text), "code")
 
 
 def _split_title(headings: dict[int, Heading]) -> tuple[str | None, int | None]:
@@ -399,7 +407,9 @@ def parse_document(text: str, name: str = "document") -> Document:
         if block.heading_unit is not None:
             unit_provision[block.heading_unit] = index
 
-    units = tuple(Unit(s, e, k, unit_provision[i]) for i, (s, e, k) in enumerate(raw_units))
+    units = tuple(
+        Unit(s, e, k, unit_provision[i], b) for i, (s, e, k, b) in enumerate(raw_units)
+    )
     return Document(
         name=name,
         text=text,

@@ -1,0 +1,113 @@
+"""Cross-encoder reranking: a model reads the question and one candidate together and scores it.
+
+Nogueira & Cho, "Passage Re-ranking with BERT" (2019). Optional like ``lab.embed``: torch and
+sentence-transformers are imported on first use only. No cross-encoder is bundled: a hub name is
+downloaded on first use unless the local Hugging Face cache already holds it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from .embed import DenseUnavailable, missing_message, missing_modules
+
+DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L6-v2"
+_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+
+
+def reranker_status(model: str = DEFAULT_RERANKER) -> tuple[bool, str]:
+    """Whether ``model`` can rerank here without the network, and why not; never downloads."""
+    missing = missing_modules()
+    if missing:
+        return False, missing_message(missing)
+    if os.path.isdir(model):
+        return True, f"{model} (local folder)"
+    from huggingface_hub import try_to_load_from_cache
+
+    def cached(filename: str) -> bool:
+        return isinstance(try_to_load_from_cache(model, filename), str)
+
+    if cached("config.json") and any(cached(name) for name in _WEIGHTS):
+        return True, f"{model} (in the local model cache)"
+    return (
+        False,
+        f"{model} is not available offline: the model is downloaded from the hub on first use",
+    )
+
+
+class Reranker:
+    """Relevance scores of (query, text) pairs from one cross-encoder; higher is more relevant.
+
+    The model (a local folder or a hub name) loads on first use, thread-safe. Each pair is scored
+    once per reranker.
+    """
+
+    def __init__(self, model: str = DEFAULT_RERANKER, batch_size: int = 32):
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self._name = model
+        self.batch_size = batch_size
+        self._model = None
+        self._lock = threading.RLock()
+        self._scores: dict[tuple[str, str], float] = {}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def load(self):
+        """The loaded ``CrossEncoder``; DenseUnavailable when it cannot be loaded."""
+        with self._lock:
+            if self._model is None:
+                self._model = _load_cross_encoder(self._name)
+            return self._model
+
+    def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """``(len(texts),)`` float scores of each text as an answer to ``query``, in order."""
+        with self._lock:
+            misses = list(dict.fromkeys(t for t in texts if (query, t) not in self._scores))
+            if misses:
+                scores = self.load().predict(
+                    [(query, t) for t in misses],
+                    batch_size=self.batch_size,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+                scores = np.asarray(scores, dtype=np.float64).reshape(len(misses))
+                self._scores.update(
+                    ((query, t), float(s)) for t, s in zip(misses, scores, strict=True)
+                )
+            return np.array([self._scores[query, t] for t in texts], dtype=np.float64)
+
+
+def _load_cross_encoder(model: str):
+    missing = missing_modules()
+    if missing:
+        raise DenseUnavailable(missing_message(missing))
+    try:
+        from sentence_transformers import CrossEncoder
+    except ImportError as err:
+        raise DenseUnavailable(f"sentence-transformers does not import: {err}") from err
+    try:
+        return CrossEncoder(model, device="cpu")
+    except Exception as err:
+        raise DenseUnavailable(f"could not load reranker {model}: {err}") from err
+
+
+_RERANKERS: dict[str, Reranker] = {}
+_RERANKERS_LOCK = threading.Lock()
+
+
+def get_reranker(model: str = DEFAULT_RERANKER) -> Reranker:
+    """The shared, loaded reranker for ``model``; DenseUnavailable when it cannot run here."""
+    with _RERANKERS_LOCK:
+        reranker = _RERANKERS.get(model)
+        if reranker is None:
+            reranker = Reranker(model)
+            reranker.load()
+            _RERANKERS[model] = reranker
+        return reranker

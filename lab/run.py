@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 import threading
 from collections import OrderedDict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import pandas as pd
 
@@ -352,7 +352,7 @@ def sweep(
     if not budgets or not sizes:
         raise ValueError("give at least one budget and one size")
     for b in budgets:
-        LabConfig(chunkers=config.chunkers, budget=b)
+        replace(config, budget=b)
     for s in sizes:
         for chunker in config.chunkers:
             check_chunking(chunker, s, config.overlap)

@@ -5,7 +5,15 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from ..parse import Document
-from . import qes_dp, qes_greedy, structure, windows  # noqa: F401  (register the chunkers)
+from . import (  # noqa: F401  (register the chunkers)
+    parent_child,
+    qes_dp,
+    qes_greedy,
+    recursive,
+    semantic,
+    structure,
+    windows,
+)
 from .base import (
     CHUNKERS,
     REFERENCE_CHARS,

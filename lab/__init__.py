@@ -6,7 +6,16 @@
 """
 
 from .chunkers import CHUNKERS, Chunk
-from .corpus import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, InputError, Question, build_corpus, load_corpus
+from .corpus import (
+    MAX_DOCUMENT_CHARS,
+    MAX_QE_CHARS,
+    Corpus,
+    CorpusError,
+    InputError,
+    Question,
+    build_corpus,
+    load_corpus,
+)
 from .index import Index, build_index
 from .metrics import DIAGNOSES, EXPLAIN
 from .parse import Document, parse_document
@@ -28,8 +37,35 @@ from .run import (
 )
 
 __all__ = [
-    "CHUNKERS", "DEFAULT_BUDGETS", "DEFAULT_CHUNKERS", "DEFAULT_SIZES", "LEXICAL_MODES", "DIAGNOSES", "EXPLAIN", "MAX_DOCUMENT_CHARS",
-    "MAX_QE_CHARS", "MODES", "SPLITS", "Chunk", "Corpus", "CorpusError", "Document", "Explanation",
-    "Index", "InputError", "LabCache", "LabConfig", "LabResult", "Question", "Run", "SweepResult", "build_corpus",
-    "build_index", "explain", "load_corpus", "parse_document", "run_lab", "sweep",
+    "CHUNKERS",
+    "DEFAULT_BUDGETS",
+    "DEFAULT_CHUNKERS",
+    "DEFAULT_SIZES",
+    "LEXICAL_MODES",
+    "DIAGNOSES",
+    "EXPLAIN",
+    "MAX_DOCUMENT_CHARS",
+    "MAX_QE_CHARS",
+    "MODES",
+    "SPLITS",
+    "Chunk",
+    "Corpus",
+    "CorpusError",
+    "Document",
+    "Explanation",
+    "Index",
+    "InputError",
+    "LabCache",
+    "LabConfig",
+    "LabResult",
+    "Question",
+    "Run",
+    "SweepResult",
+    "build_corpus",
+    "build_index",
+    "explain",
+    "load_corpus",
+    "parse_document",
+    "run_lab",
+    "sweep",
 ]

@@ -1,7 +1,8 @@
 """Okapi BM25 over chunks, as a sparse chunk x term weight matrix.
 
 Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond" (2009):
-``score(q, d) = sum_{t in q} idf(t) * tf(t, d) * (k1 + 1) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))``
+``score(q, d) = sum_{t in q} idf(t) * tf(t, d) * (k1 + 1)
+/ (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))``
 with ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``. Query terms count once per occurrence.
 """
 
@@ -33,7 +34,9 @@ class BM25:
         flat = np.fromiter(
             (i for ids in self.token_ids for i in ids), dtype=np.int64, count=int(lengths.sum())
         )
-        pairs, tf = np.unique(np.repeat(np.arange(n_docs), lengths) * n_terms + flat, return_counts=True)
+        pairs, tf = np.unique(
+            np.repeat(np.arange(n_docs), lengths) * n_terms + flat, return_counts=True
+        )
         rows, cols = pairs // max(n_terms, 1), pairs % max(n_terms, 1)
         tf = tf.astype(float)
         df = np.bincount(cols, minlength=n_terms).astype(float)

@@ -98,7 +98,9 @@ class _Locator:
             self.offsets = np.zeros(0, dtype=np.int64)
             return
         starts = np.fromiter((m.start() for m in words), dtype=np.int64, count=len(words))
-        lengths = np.fromiter((m.end() - m.start() for m in words), dtype=np.int64, count=len(words))
+        lengths = np.fromiter(
+            (m.end() - m.start() for m in words), dtype=np.int64, count=len(words)
+        )
         flat_starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
         # each word and the space after it keep one shift from flat to original offsets
         shift = np.repeat(starts - flat_starts, lengths + 1)[: len(self.flat)]
@@ -176,16 +178,29 @@ def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputErro
         except CorpusError as exc:  # the documents are still usable: report, do not raise
             return [], [InputError(str(exc))]
         if len(text) > MAX_QE_CHARS:
-            return [], [InputError(f"The QE JSON is {len(text):,} characters; the limit is {MAX_QE_CHARS:,}.")]
+            return [], [
+                InputError(
+                    f"The QE JSON is {len(text):,} characters; the limit is {MAX_QE_CHARS:,}."
+                )
+            ]
         if not text.strip():
             return [], [InputError("The QE JSON is empty.")]
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as exc:
-            return [], [InputError(f"The QE JSON is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.")]
+            return [], [
+                InputError(
+                    f"The QE JSON is not valid JSON: {exc.msg} "
+                    f"at line {exc.lineno}, column {exc.colno}."
+                )
+            ]
     items = raw.get("questions") if isinstance(raw, dict) else raw
     if not isinstance(items, list):
-        return [], [InputError('The QE JSON must be a list of questions or an object with a "questions" list.')]
+        return [], [
+            InputError(
+                'The QE JSON must be a list of questions or an object with a "questions" list.'
+            )
+        ]
     return items, []
 
 
@@ -200,7 +215,9 @@ def _check_question(
         return None, [InputError(f'{where} has no "id".')]
     qid = str(qid)
     if qid in seen:
-        return None, [InputError(f"duplicate id {qid!r}: only the first question with it is used.", qid)]
+        return None, [
+            InputError(f"duplicate id {qid!r}: only the first question with it is used.", qid)
+        ]
     seen.add(qid)
     text = item.get("question")
     if not isinstance(text, str) or not text.strip():
@@ -214,15 +231,27 @@ def _check_question(
     doc = item.get("doc")
     if doc is None:
         if len(doc_names) > 1:
-            return None, [InputError(f'no "doc": the corpus has {len(doc_names)} documents; name one of {sorted(doc_names)}.', qid)]
+            return None, [
+                InputError(
+                    f'no "doc": the corpus has {len(doc_names)} documents; '
+                    f"name one of {sorted(doc_names)}.",
+                    qid,
+                )
+            ]
         doc_index = 0
     elif str(doc) in doc_names:
         doc_index = doc_names[str(doc)]
     else:
         return None, [InputError(f"unknown doc {doc!r}; the corpus has {sorted(doc_names)}.", qid)]
     case = item.get("case")
-    return {"id": qid, "question": text.strip(), "split": split, "doc": doc_index, "evidence": evidence,
-            "case": str(case) if case is not None else None}, []
+    return {
+        "id": qid,
+        "question": text.strip(),
+        "split": split,
+        "doc": doc_index,
+        "evidence": evidence,
+        "case": str(case) if case is not None else None,
+    }, []
 
 
 def _locate(
@@ -231,8 +260,12 @@ def _locate(
     pinned = None
     if isinstance(entry, dict):
         text, pinned = entry.get("text"), entry.get("start")
-        if pinned is not None and (not isinstance(pinned, int) or isinstance(pinned, bool) or pinned < 0):
-            return None, [InputError(f"evidence start {pinned!r} is not a non-negative integer.", qid)]
+        if pinned is not None and (
+            not isinstance(pinned, int) or isinstance(pinned, bool) or pinned < 0
+        ):
+            return None, [
+                InputError(f"evidence start {pinned!r} is not a non-negative integer.", qid)
+            ]
     else:
         text = entry
     if not isinstance(text, str) or not text.strip():
@@ -242,16 +275,32 @@ def _locate(
     if pinned is not None:
         span = locator.find_at(text, pinned)
         if span is None:
-            errors.append(InputError(f"evidence {_preview(text)!r} is not at start {pinned}; using the first occurrence.", qid, "warning"))
+            errors.append(
+                InputError(
+                    f"evidence {_preview(text)!r} is not at start {pinned}; "
+                    "using the first occurrence.",
+                    qid,
+                    "warning",
+                )
+            )
     if span is None:
         found = locator.find_all(text, limit=2)
         if not found:
             return None, [InputError(f"evidence not found: {_preview(text)!r}", qid)]
         span = found[0]
         if len(found) > 1 and pinned is None:
-            errors.append(InputError(f"evidence {_preview(text)!r} occurs more than once; using the first occurrence (pin one with \"start\").", qid, "warning"))
+            errors.append(
+                InputError(
+                    f"evidence {_preview(text)!r} occurs more than once; "
+                    'using the first occurrence (pin one with "start").',
+                    qid,
+                    "warning",
+                )
+            )
     start, end = span
-    return Evidence(text, doc_index, start, end, document.unit_at(start), document.unit_at(end - 1)), errors
+    return Evidence(
+        text, doc_index, start, end, document.unit_at(start), document.unit_at(end - 1)
+    ), errors
 
 
 def build_corpus(documents: dict[str, str], qe: str | bytes | dict | list | None) -> Corpus:
@@ -262,7 +311,10 @@ def build_corpus(documents: dict[str, str], qe: str | bytes | dict | list | None
     for name, text in documents.items():
         text = decode_text(text, f"Document {name!r}")
         if len(text) > MAX_DOCUMENT_CHARS:
-            raise CorpusError(f"Document {name!r} is {len(text):,} characters; the limit is {MAX_DOCUMENT_CHARS:,}.")
+            raise CorpusError(
+                f"Document {name!r} is {len(text):,} characters; "
+                f"the limit is {MAX_DOCUMENT_CHARS:,}."
+            )
         if not text.strip():
             raise CorpusError(f"Document {name!r} is empty.")
         parsed.append(parse_document(text, name))
@@ -282,19 +334,37 @@ def build_corpus(documents: dict[str, str], qe: str | bytes | dict | list | None
             locators[doc_index] = _Locator(parsed[doc_index].text)
         evidence, ok = [], True
         for entry in checked["evidence"]:
-            ev, problems = _locate(entry, checked["id"], doc_index, parsed[doc_index], locators[doc_index])
+            ev, problems = _locate(
+                entry, checked["id"], doc_index, parsed[doc_index], locators[doc_index]
+            )
             errors.extend(problems)
             if ev is None:
                 ok = False
                 break
             evidence.append(ev)
         if ok:
-            questions.append(Question(checked["id"], checked["question"], checked["split"], doc_index, tuple(evidence), checked["case"]))
+            questions.append(
+                Question(
+                    checked["id"],
+                    checked["question"],
+                    checked["split"],
+                    doc_index,
+                    tuple(evidence),
+                    checked["case"],
+                )
+            )
 
     digest = hashlib.sha256()
     for d in parsed:
         digest.update(d.name.encode() + b"\0" + d.text.encode() + b"\0")
-    digest.update(json.dumps([[q.id, q.question, q.split, q.doc, [(e.start, e.end) for e in q.evidence]] for q in questions]).encode())
+    digest.update(
+        json.dumps(
+            [
+                [q.id, q.question, q.split, q.doc, [(e.start, e.end) for e in q.evidence]]
+                for q in questions
+            ]
+        ).encode()
+    )
     return Corpus(tuple(parsed), tuple(questions), tuple(errors), digest.hexdigest()[:16])
 
 

@@ -24,7 +24,7 @@ ITERATIONS = 25
 
 @dataclass(frozen=True, eq=False)
 class ChunkGraph:
-    """Undirected weighted graph over chunks. ``edges[type]`` holds ``(i, j, weight)`` with i < j."""
+    """Undirected weighted graph over chunks; ``edges[type]`` holds ``(i, j, weight)``, i < j."""
 
     n: int
     edges: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -33,14 +33,18 @@ class ChunkGraph:
     def transition(self) -> tuple[sp.csr_matrix, np.ndarray]:
         """``W^T D^-1`` (column-stochastic where the degree is positive) and the dangling mask."""
         # astype: bincount of an edgeless graph returns integers even with weights
-        degree = np.bincount(self.matrix.indices, weights=self.matrix.data, minlength=self.n).astype(float)
+        degree = np.bincount(
+            self.matrix.indices, weights=self.matrix.data, minlength=self.n
+        ).astype(float)
         dangling = degree == 0
         inv = np.divide(1.0, degree, out=np.zeros_like(degree), where=~dangling)
         walk = self.matrix.copy()
         walk.data = walk.data * inv[walk.indices]
         return walk, dangling
 
-    def pagerank(self, restart: np.ndarray, alpha: float = RESTART, iterations: int = ITERATIONS) -> np.ndarray:
+    def pagerank(
+        self, restart: np.ndarray, alpha: float = RESTART, iterations: int = ITERATIONS
+    ) -> np.ndarray:
         """Personalised PageRank ``p <- alpha p0 + (1 - alpha) W^T D^-1 p`` for each column of
         ``restart`` (n x q, columns summing to 1), starting from ``p0``. Mass at dangling chunks
         returns to ``p0`` (as in networkx). Computed in float32: ranks, not digits, matter here."""
@@ -182,8 +186,11 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     cosine = rare_dot + common_dot
     keep = cosine >= min_cosine - 1e-12
     order = np.lexsort((cols[keep], rows[keep]))
-    return (rows[keep][order].astype(np.int64), cols[keep][order].astype(np.int64),
-            weight * cosine[keep][order])
+    return (
+        rows[keep][order].astype(np.int64),
+        cols[keep][order].astype(np.int64),
+        weight * cosine[keep][order],
+    )
 
 
 def lexical_pairs_naive(term_weights: sp.csr_matrix, min_cosine: float = LEXICAL_MIN_COSINE):

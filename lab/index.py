@@ -32,7 +32,11 @@ def check_chunking(chunker: str, size: int, overlap: int) -> None:
 def training_for(corpus: Corpus, doc: int) -> Training:
     """Evidence of the corpus's train questions on document ``doc``, in unit terms."""
     return Training(
-        tuple(tuple((e.first, e.last) for e in q.evidence) for q in corpus.split("train") if q.doc == doc)
+        tuple(
+            tuple((e.first, e.last) for e in q.evidence)
+            for q in corpus.split("train")
+            if q.doc == doc
+        )
     )
 
 
@@ -80,7 +84,9 @@ class Index:
         from .embed import DenseUnavailable, late_vectors
 
         if self.embedder is None:
-            raise DenseUnavailable("dense retrieval is off for this index: choose an embedding model")
+            raise DenseUnavailable(
+                "dense retrieval is off for this index: choose an embedding model"
+            )
         if not self.late:
             return self.embedder.encode([c.search_text for c in self.chunks])
         out = np.zeros((len(self.chunks), self.embedder.dim), dtype=np.float32)
@@ -162,14 +168,31 @@ def build_index(
     objective = None
     for d, doc in enumerate(corpus.documents):
         made, plan = chunk_document(
-            doc, d, chunker, size, overlap, training_for(corpus, d),
-            headers=headers, resolve_refs=resolve_refs, first_id=len(chunks), embedder=embedder,
+            doc,
+            d,
+            chunker,
+            size,
+            overlap,
+            training_for(corpus, d),
+            headers=headers,
+            resolve_refs=resolve_refs,
+            first_id=len(chunks),
+            embedder=embedder,
         )
         chunks.extend(made)
         if plan.objective is not None:
             objective = (objective or 0.0) + plan.objective
     bm25 = BM25([chunk_tokens(corpus.documents[c.doc], c) for c in chunks])
     return Index(
-        corpus, chunker, size, overlap, headers, resolve_refs, tuple(chunks), objective, bm25,
-        embedder, late,
+        corpus,
+        chunker,
+        size,
+        overlap,
+        headers,
+        resolve_refs,
+        tuple(chunks),
+        objective,
+        bm25,
+        embedder,
+        late,
     )

@@ -133,7 +133,9 @@ def score_question(index: Index, q: Question, ranking: Ranking, context: Context
             else:
                 diagnosis = context.decision(best[1], best[0], int(index.words[best[1]]))
         evidence.append(
-            EvidenceResult((ev.start, ev.end), inside, diagnosis, best[0] + 1 if best else None, ev.doc)
+            EvidenceResult(
+                (ev.start, ev.end), inside, diagnosis, best[0] + 1 if best else None, ev.doc
+            )
         )
     hits = [e.in_context for e in evidence]
     rel_positions = sorted(p for p in (rank_of(k) for k in relevant) if p >= 0)
@@ -216,4 +218,6 @@ def starts_at_heading(index: Index, chunk) -> bool:
     unit = doc.units[u]
     if unit.kind == "heading":
         return True
-    return u > 0 and doc.units[u - 1].kind == "heading" and unit.provision in chunk.prefix_provisions
+    return (
+        u > 0 and doc.units[u - 1].kind == "heading" and unit.provision in chunk.prefix_provisions
+    )

@@ -24,9 +24,13 @@ ABBREVIATIONS = frozenset(
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _ATX_EMPTY = re.compile(r"^ {0,3}(#{1,6})[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_DECORATION = re.compile(r"^[ \t]*(?:[-*_=~+#.:|]|[\u2500-\u259f])[ \t]*(?:[-*_=~+#.:|\u2500-\u259f][ \t]*){2,}$")
+_DECORATION = re.compile(
+    r"^[ \t]*(?:[-*_=~+#.:|]|[\u2500-\u259f])[ \t]*(?:[-*_=~+#.:|\u2500-\u259f][ \t]*){2,}$"
+)
 _NUMBERED = re.compile(r"[ \t]*(\d{1,3}(?:\.\d{1,3})*)(\.?)[ \t]+(\S.*?)[ \t]*$")
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))[ \t]+(?=\S)")
+_LIST_ITEM = re.compile(
+    r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))[ \t]+(?=\S)"
+)
 _TABLE_ROW = re.compile(r"^[ \t]*\|")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
@@ -305,14 +309,17 @@ class _Parser:
                 ps, pe = para[0]
                 if len(text[ps:pe].strip()) <= 80 and not _DECORATION.match(text[ps:pe]):
                     para = []
-                    self.add_heading(ps, pe, 1 if line.strip()[0] == "=" else 2, text[ps:pe].strip())
+                    self.add_heading(
+                        ps, pe, 1 if line.strip()[0] == "=" else 2, text[ps:pe].strip()
+                    )
                     continue
             if _DECORATION.match(line) or _TABLE_RULE.match(line):
                 flush()
                 continue
             prev_blank = i == 0 or not text[lines[i - 1][0] : lines[i - 1][1]].strip()
             listed = any(
-                0 <= j < len(lines) and _NUMBERED.match(text, *lines[j]) is not None
+                0 <= j < len(lines)
+                and _NUMBERED.match(text, *lines[j]) is not None
                 and _LIST_ITEM.match(text, *lines[j]) is not None
                 for j in (i - 1, i + 1)
             )
@@ -352,12 +359,12 @@ def _split_title(headings: dict[int, Heading]) -> tuple[str | None, int | None]:
 
 def _provision_level(headings: dict[int, Heading], title_unit: int | None) -> int:
     """Headings at this level or deeper (or numbered x.y) are provisions."""
-    levels = [h.level for i, h in headings.items() if i != title_unit]
-    if not levels:
+    shown = [h for i, h in headings.items() if i != title_unit]
+    if not shown:
         return 99
-    if any(lvl >= 3 or (h.number and "." in h.number) for lvl, h in zip(levels, headings.values())):
+    if any(h.level >= 3 or (h.number and "." in h.number) for h in shown):
         return 3
-    return max(levels)
+    return max(h.level for h in shown)
 
 
 def parse_document(text: str, name: str = "document") -> Document:
@@ -384,7 +391,9 @@ def parse_document(text: str, name: str = "document") -> Document:
             while stack and stack[-1].level >= h.level:
                 stack.pop()
             stack.append(h)
-        is_provision = h is not None and (h.level >= provision_level or (h.number and "." in h.number))
+        is_provision = h is not None and (
+            h.level >= provision_level or (h.number and "." in h.number)
+        )
         if not block.units and not is_provision:
             continue
         index = len(provisions)
@@ -407,9 +416,7 @@ def parse_document(text: str, name: str = "document") -> Document:
         if block.heading_unit is not None:
             unit_provision[block.heading_unit] = index
 
-    units = tuple(
-        Unit(s, e, k, unit_provision[i], b) for i, (s, e, k, b) in enumerate(raw_units)
-    )
+    units = tuple(Unit(s, e, k, unit_provision[i], b) for i, (s, e, k, b) in enumerate(raw_units))
     return Document(
         name=name,
         text=text,
@@ -421,7 +428,9 @@ def parse_document(text: str, name: str = "document") -> Document:
     )
 
 
-def _references(text: str, units: tuple[Unit, ...], provisions: list[Provision]) -> tuple[Reference, ...]:
+def _references(
+    text: str, units: tuple[Unit, ...], provisions: list[Provision]
+) -> tuple[Reference, ...]:
     """Resolve ``Section x.y`` / ``Sections a, b and c`` / ``§ x.y`` inside provision bodies."""
     by_id: dict[str, int] = {}
     for p in provisions:

@@ -133,11 +133,16 @@ def rank(
         if mode == "graph"
         else [
             Ranking(row, b, dense=d, fused=f)
-            for row, b, d, f in zip(first, bm25, _rows(dense, len(questions)), _rows(fused, len(questions)), strict=True)
+            for row, b, d, f in zip(
+                first, bm25, _rows(dense, len(questions)), _rows(fused, len(questions)), strict=True
+            )
         ]
     )
     if reranker is not None:
-        rankings = [_rerank(r, q.question, index, reranker, rerank_top) for r, q in zip(rankings, questions, strict=True)]
+        rankings = [
+            _rerank(r, q.question, index, reranker, rerank_top)
+            for r, q in zip(rankings, questions, strict=True)
+        ]
     return rankings
 
 
@@ -161,7 +166,9 @@ def _graph(index: Index, first: np.ndarray, bm25, dense, fused, seeds: int) -> l
     rankings = []
     for j, row in enumerate(first):
         if not seed_sets[j]:
-            rankings.append(Ranking(np.zeros(n), bm25[j], np.zeros(n), (), dense_rows[j], fused_rows[j]))
+            rankings.append(
+                Ranking(np.zeros(n), bm25[j], np.zeros(n), (), dense_rows[j], fused_rows[j])
+            )
             continue
         p = mass[:, j]
         score = BM25_SHARE * row / row.max() + (1 - BM25_SHARE) * p / p.max()
@@ -174,11 +181,15 @@ def _rerank(ranking: Ranking, question: str, index: Index, reranker, top_n: int)
     head = ranking.head(top_n)
     if not len(head):
         return ranking
-    ce = np.asarray(reranker.score(question, [index.chunks[k].search_text for k in head]), dtype=float)
+    ce = np.asarray(
+        reranker.score(question, [index.chunks[k].search_text for k in head]), dtype=float
+    )
     reranked = head[np.argsort(-ce, kind="stable")]
     base = np.where(ranking.score > 0, ranking.score / ranking.score.max(), 0.0)
     score = base.copy()
     score[reranked] = 1 + (len(reranked) - np.arange(len(reranked))) / len(reranked)
     rerank = np.full(len(score), np.nan)
     rerank[head] = ce
-    return Ranking(score, ranking.bm25, ranking.pagerank, ranking.seeds, ranking.dense, ranking.fused, rerank)
+    return Ranking(
+        score, ranking.bm25, ranking.pagerank, ranking.seeds, ranking.dense, ranking.fused, rerank
+    )

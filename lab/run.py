@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 import pandas as pd
@@ -60,7 +60,9 @@ class LabConfig:
             needs += [c for c in self.chunkers if CHUNKERS[c].dense]
             needs += ["late chunking"] if self.late else []
             if needs:
-                raise ValueError(f"{', '.join(needs)} need(s) dense embeddings: set dense to a model")
+                raise ValueError(
+                    f"{', '.join(needs)} need(s) dense embeddings: set dense to a model"
+                )
         if not isinstance(self.rerank_top, int) or self.rerank_top < 1:
             raise ValueError(f"rerank_top must be a whole number >= 1, got {self.rerank_top!r}")
         if not isinstance(self.budget, int) or self.budget < 1:
@@ -95,9 +97,22 @@ def question_dict(r: QuestionResult) -> dict:
         "split": r.split,
         "partial": r.partial,
         "complete": r.complete,
-        "context": [{"chunk": p.chunk, "rank": p.rank, "words": p.words, "source": [list(s) for s in p.source]} for p in r.context],
+        "context": [
+            {
+                "chunk": p.chunk,
+                "rank": p.rank,
+                "words": p.words,
+                "source": [list(s) for s in p.source],
+            }
+            for p in r.context
+        ],
         "evidence": [
-            {"span": list(e.span), "in_context": e.in_context, "diagnosis": e.diagnosis, "rank": e.rank}
+            {
+                "span": list(e.span),
+                "in_context": e.in_context,
+                "diagnosis": e.diagnosis,
+                "rank": e.rank,
+            }
             for e in r.evidence
         ],
     }
@@ -119,12 +134,17 @@ class LabResult:
         return {
             "config": asdict(self.config),
             "runs": [r.to_dict() for r in self.runs],
-            "errors": [{"question": e.question, "message": e.message, "severity": e.severity} for e in self.errors],
+            "errors": [
+                {"question": e.question, "message": e.message, "severity": e.severity}
+                for e in self.errors
+            ],
         }
 
     def metrics_frame(self) -> pd.DataFrame:
         """One row per chunker x mode."""
-        return pd.DataFrame([{"chunker": r.chunker, "mode": r.mode, **r.metrics.as_dict()} for r in self.runs])
+        return pd.DataFrame(
+            [{"chunker": r.chunker, "mode": r.mode, **r.metrics.as_dict()} for r in self.runs]
+        )
 
     def index_frame(self) -> pd.DataFrame:
         """One row per chunker."""
@@ -157,7 +177,7 @@ class LabResult:
 
 @dataclass(frozen=True, eq=False)
 class Retrieval:
-    """Rankings of one index in one mode for a list of questions, ready to assemble at any budget."""
+    """Rankings of one index in one mode for a list of questions, to assemble at any budget."""
 
     index: Index
     mode: str
@@ -166,7 +186,12 @@ class Retrieval:
 
     @classmethod
     def of(
-        cls, index: Index, questions: Sequence[Question], mode: str, reranker=None, rerank_top: int = RERANK_TOP
+        cls,
+        index: Index,
+        questions: Sequence[Question],
+        mode: str,
+        reranker=None,
+        rerank_top: int = RERANK_TOP,
     ) -> Retrieval:
         rankings = rank(index, questions, mode, reranker=reranker, rerank_top=rerank_top)
         return cls(index, mode, tuple(questions), tuple(rankings))
@@ -205,29 +230,60 @@ class LabCache:
                 table.popitem(last=False)
         return value
 
-    def index(self, corpus: Corpus, config: LabConfig, chunker: str, size: int | None = None) -> Index:
+    def index(
+        self, corpus: Corpus, config: LabConfig, chunker: str, size: int | None = None
+    ) -> Index:
         size = size or config.size
-        key = (corpus.digest, chunker, size, config.overlap, config.headers, config.resolve_refs,
-               config.dense, config.late)
+        key = (
+            corpus.digest,
+            chunker,
+            size,
+            config.overlap,
+            config.headers,
+            config.resolve_refs,
+            config.dense,
+            config.late,
+        )
         return self._get(
             self._indexes,
             key,
             lambda: build_index(
-                corpus, chunker, size, overlap=config.overlap, headers=config.headers,
-                resolve_refs=config.resolve_refs, embedder=embedder_for(config), late=config.late,
+                corpus,
+                chunker,
+                size,
+                overlap=config.overlap,
+                headers=config.headers,
+                resolve_refs=config.resolve_refs,
+                embedder=embedder_for(config),
+                late=config.late,
             ),
             self.max_indexes,
         )
 
     def retrieval(self, index: Index, config: LabConfig, mode: str) -> Retrieval:
-        key = (index.corpus.digest, index.chunker, index.size, index.overlap, index.headers,
-               index.resolve_refs, config.dense, index.late, config.split, mode, config.rerank,
-               config.rerank_top)
+        key = (
+            index.corpus.digest,
+            index.chunker,
+            index.size,
+            index.overlap,
+            index.headers,
+            index.resolve_refs,
+            config.dense,
+            index.late,
+            config.split,
+            mode,
+            config.rerank,
+            config.rerank_top,
+        )
         return self._get(
             self._retrievals,
             key,
             lambda: Retrieval.of(
-                index, index.corpus.split(config.split), mode, reranker_for(config), config.rerank_top
+                index,
+                index.corpus.split(config.split),
+                mode,
+                reranker_for(config),
+                config.rerank_top,
             ),
             4 * self.max_indexes,
         )
@@ -310,13 +366,21 @@ class Explanation:
                     "fused rank": ranking.rank_by("fused", k),
                 }
             if ranking.rerank is not None:
-                row |= {"rerank": float(ranking.rerank[k]), "reranked rank": ranking.rank_by("rerank", k)}
+                row |= {
+                    "rerank": float(ranking.rerank[k]),
+                    "reranked rank": ranking.rank_by("rerank", k),
+                }
             rows.append(row)
         return pd.DataFrame(rows)
 
 
 def explain(
-    index: Index, question: Question, mode: str, budget: int, reranker=None, rerank_top: int = RERANK_TOP
+    index: Index,
+    question: Question,
+    mode: str,
+    budget: int,
+    reranker=None,
+    rerank_top: int = RERANK_TOP,
 ) -> Explanation:
     """Rank, assemble and score one question, keeping the intermediate results."""
     retrieval = Retrieval.of(index, [question], mode, reranker, rerank_top)
@@ -388,6 +452,18 @@ def sweep(
 
 
 __all__ = [
-    "DEFAULT_BUDGETS", "DEFAULT_CHUNKERS", "DEFAULT_SIZES", "Explanation", "LabCache", "LabConfig", "LabResult", "Run",
-    "SPLITS", "SweepResult", "explain", "run_lab", "sweep", "QUESTION_SPLITS",
+    "DEFAULT_BUDGETS",
+    "DEFAULT_CHUNKERS",
+    "DEFAULT_SIZES",
+    "Explanation",
+    "LabCache",
+    "LabConfig",
+    "LabResult",
+    "Run",
+    "SPLITS",
+    "SweepResult",
+    "explain",
+    "run_lab",
+    "sweep",
+    "QUESTION_SPLITS",
 ]

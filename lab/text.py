@@ -35,7 +35,7 @@ _LOOSE_HYPHEN = re.compile(r"(?<!\w)-+|-+(?!\w)")
 
 @lru_cache(maxsize=65536)
 def stem(token: str) -> str:
-    """Strip the first matching suffix of ``ing``, ``es``, ``ed``, ``s`` from tokens longer than 4."""
+    """Strip the first matching suffix of ``ing``, ``es``, ``ed``, ``s`` (tokens over 4 chars)."""
     if len(token) > 4:
         for suffix in SUFFIXES:
             if token.endswith(suffix):

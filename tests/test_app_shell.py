@@ -6,9 +6,9 @@ import pytest
 from app_support import ENTRY, TIMEOUT, open_app
 from streamlit.testing.v1 import AppTest
 
-from lab import CHUNKERS, build_corpus
+from lab import DEFAULT_CHUNKERS, build_corpus
 from ui.cache import USER, USER_CORPUS_KEY
-from ui.state import Settings, url_notices
+from ui.state import Settings, chunker_options, url_notices
 
 
 def settings(app) -> Settings:
@@ -86,7 +86,7 @@ def test_settings_survive_a_page_switch():
         ("size", "450.0x", 450),
         ("budget", "5000", 120),
         ("budget", "nan", 120),
-        ("chunker", "nope", tuple(CHUNKERS)),
+        ("chunker", "nope", DEFAULT_CHUNKERS),
         ("mode", "vector", ("flat", "graph")),
         ("split", "dev", "test"),
         ("headers", "maybe", False),
@@ -146,7 +146,7 @@ def test_clearing_every_chunker_shows_all_with_a_note():
     app = open_app()
     app.multiselect(key="chunker").set_value([]).run()
     assert not app.exception
-    assert settings(app).chunkers == tuple(CHUNKERS)
+    assert settings(app).chunkers == DEFAULT_CHUNKERS
     assert any("No chunker chosen" in c.value for c in app.sidebar.caption)
 
 
@@ -189,8 +189,8 @@ def test_url_notices_name_only_what_was_dropped():
     )
     assert notices == [
         "Ignored **chunker=nope** from the link: expected one or more of "
-        + ", ".join(CHUNKERS)
-        + ". Using **fixed**."
+        + ", ".join(chunker_options(dense=False))
+        + " (semantic needs dense=true). Using **fixed**."
     ]
 
 

@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from app_support import tiny_cross_encoder
 
-from lab import CHUNKERS
-from lab.cli import main
+from lab import CHUNKERS, DEFAULT_CHUNKERS, MODES, embed
+from lab.cli import build_parser, main
+from lab.rerank import DEFAULT_RERANKER
 
 ROOT = Path(__file__).resolve().parent.parent
 QE = ROOT / "data" / "handbook_qe.json"
@@ -41,11 +43,11 @@ def default_json(tmp_path_factory):
     return json.loads(target.read_text(encoding="utf-8"))
 
 
-def test_json_has_every_chunker_and_mode_with_the_documented_shape(default_json):
+def test_json_has_every_default_chunker_and_mode_with_the_documented_shape(default_json):
     data = default_json
     assert set(data) == {"config", "runs", "errors"}
     assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [
-        (c, m) for c in CHUNKERS for m in ("flat", "graph")
+        (c, m) for c in DEFAULT_CHUNKERS for m in ("flat", "graph")
     ]
     run = data["runs"][0]
     assert {"chunker", "mode", "metrics", "index", "questions"} <= set(run)
@@ -85,7 +87,7 @@ def test_table_shows_metrics_and_index_statistics(capsys):
     for column in ("mode", "complete", "gap", "context words", "chunks", "MRR"):
         assert column in header
     assert "Index statistics" in out
-    for name in CHUNKERS:
+    for name in DEFAULT_CHUNKERS:
         assert sum(line.startswith(f"{name} ") for line in lines) == 3  # flat, graph, index row
     assert err == ""
 
@@ -317,6 +319,112 @@ def test_module_runs_out_of_the_box_and_fails_cleanly(tmp_path):
     )
     assert bad.returncode == 2
     assert bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
+
+
+# Dense retrieval and reranking ------------------------------------------------------------------
+
+DENSE_OK, DENSE_STATUS = embed.dense_status()
+needs_dense = pytest.mark.skipif(
+    not DENSE_OK, reason=f"dense retrieval unavailable: {DENSE_STATUS}"
+)
+
+
+def test_dense_and_rerank_flags_default_to_the_bundled_models():
+    args = build_parser().parse_args(["run", "--dense", "--rerank", "--mode", "all"])
+    assert (args.dense, args.rerank, args.rerank_top) == (embed.DEFAULT_MODEL, DEFAULT_RERANKER, 20)
+    plain = build_parser().parse_args(["run"])
+    assert (plain.dense, plain.rerank, plain.late) == (None, None, False)
+
+
+@needs_dense
+def test_dense_mode_all_runs_every_mode_of_every_chunker_named(capsys):
+    data = run_json(capsys, "--dense", "--mode", "all", "--chunker", "structure,semantic")
+    assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [
+        (c, m) for c in ("structure", "semantic") for m in MODES
+    ]
+    assert data["config"]["dense"] == embed.DEFAULT_MODEL
+    question = data["runs"][-1]["questions"][0]
+    assert {"id", "split", "partial", "complete", "context", "evidence"} <= set(question)
+    assert all(r["metrics"]["complete"] <= r["metrics"]["partial"] for r in data["runs"])
+
+
+@needs_dense
+def test_chunker_all_with_dense_includes_the_chunkers_that_need_embeddings(capsys):
+    code, out, err = run_cli(
+        capsys, "run", "--dense", "--chunker", "all", "--mode", "dense", "--format", "csv"
+    )
+    assert code == 0, err
+    assert [r["chunker"] for r in csv.DictReader(io.StringIO(out))] == list(CHUNKERS)
+
+
+def test_chunker_all_without_dense_runs_every_chunker_that_needs_no_embeddings(capsys):
+    code, out, _ = run_cli(capsys, "run", "--chunker", "all", "--mode", "flat", "--format", "csv")
+    assert code == 0
+    names = [r["chunker"] for r in csv.DictReader(io.StringIO(out))]
+    assert names == [c for c in CHUNKERS if not CHUNKERS[c].dense]
+    assert "parent-child" in names and "semantic" not in names
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (("--mode", "all"), "--mode all"),
+        (("--mode", "hybrid"), "--mode hybrid"),
+        (("--chunker", "semantic"), "semantic chunker"),
+        (("--late",), "--late"),
+    ],
+)
+def test_dense_choices_without_dense_name_the_flag_to_add(capsys, argv, flag):
+    code, out, err = run_cli(capsys, "run", *argv)
+    assert_user_error(code, out, err, flag, "add --dense")
+
+
+def test_dense_without_its_packages_exits_with_the_install_command(capsys, monkeypatch):
+    def unavailable(model):
+        raise embed.DenseUnavailable(embed.missing_message(["sentence_transformers"]))
+
+    monkeypatch.setattr(embed, "get_embedder", unavailable)
+    code, out, err = run_cli(capsys, "run", "--dense", "--chunker", "fixed")
+    assert_user_error(code, out, err, "sentence_transformers", embed.INSTALL_HINT)
+    assert len(err.splitlines()) == 1
+
+
+def test_rerank_top_below_one_is_an_error(capsys):
+    assert_user_error(*run_cli(capsys, "run", "--rerank-top", "0"), "--rerank-top")
+
+
+@needs_dense
+def test_a_hub_reranker_that_is_not_here_exits_with_a_plain_reason(capsys):
+    code, out, err = run_cli(
+        capsys, "run", "--chunker", "fixed", "--rerank", "no-such-org/no-such-cross-encoder"
+    )
+    assert_user_error(code, out, err, "cannot rerank", "no-such-org/no-such-cross-encoder")
+    assert "--rerank PATH" in err
+    assert len(err.splitlines()) == 1
+
+
+@needs_dense
+def test_a_local_cross_encoder_folder_reranks(capsys, tmp_path):
+    folder = str(tiny_cross_encoder(tmp_path / "reranker"))
+    data = run_json(
+        capsys,
+        "--chunker",
+        "structure",
+        "--mode",
+        "hybrid",
+        "--dense",
+        "--rerank",
+        folder,
+        "--rerank-top",
+        "5",
+    )
+    assert (data["config"]["rerank"], data["config"]["rerank_top"]) == (folder, 5)
+    assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [("structure", "hybrid")]
+    code, out, _ = run_cli(
+        capsys, "run", "--chunker", "structure", "--dense", "--rerank", folder, "--mode", "flat"
+    )
+    assert code == 0
+    assert f"reranked by {folder} (top 20)" in out.splitlines()[0]
 
 
 def test_bench_quick_prints_the_figures(capsys):

@@ -45,7 +45,9 @@ def test_every_chunker_keeps_its_contract_on_a_license(name):
     text = license_text(name)
     doc = parse_document(text, name)
     evidence = text[doc.units[5].start : doc.units[5].end]
-    corpus = build_corpus({name: text}, [{"id": "q1", "question": evidence, "evidence": [evidence]}])
+    corpus = build_corpus(
+        {name: text}, [{"id": "q1", "question": evidence, "evidence": [evidence]}]
+    )
     for chunker in DEFAULT_CHUNKERS:
         index = build_index(corpus, chunker, 450)
         for chunk in index.chunks:

@@ -47,7 +47,9 @@ def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     return tuple(dict.fromkeys(r.target for r in refs[first:stop]))
 
 
-def reference_excerpt(doc: Document, provision: int, limit: int = REFERENCE_CHARS) -> tuple[int, int] | None:
+def reference_excerpt(
+    doc: Document, provision: int, limit: int = REFERENCE_CHARS
+) -> tuple[int, int] | None:
     """Up to ``limit`` characters of a provision's body, cut back to a word boundary."""
     span = doc.body_span(doc.provisions[provision])
     if span is None:
@@ -82,7 +84,9 @@ def chunk_document(
     for k, piece in enumerate(plan.bodies):
         start, end = plan.parents[k] if plan.parents else piece
         touched = touched_provisions(doc, start, end)
-        named = tuple(p for p in touched if provisions[p].path) if plan.path_prefix or headers else ()
+        named = (
+            tuple(p for p in touched if provisions[p].path) if plan.path_prefix or headers else ()
+        )
         prefix = "".join(f"[{provisions[p].path}] " for p in named)
         cites = cited_provisions(doc, start, end)
         parts = [prefix + text[start:end]]
@@ -93,7 +97,7 @@ def chunk_document(
                 if excerpt is None:
                     continue
                 p = provisions[target]
-                parts.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0]:excerpt[1]]}")
+                parts.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0] : excerpt[1]]}")
                 source.append(excerpt)
         body = " ".join(parts)
         search = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..parse import Document
@@ -53,7 +53,8 @@ class Chunk:
 
 @dataclass(frozen=True, slots=True)
 class Training:
-    """Training evidence of one document: per question, the unit ranges ``(first, last)`` of its spans."""
+    """Training evidence of one document: per question, the unit ranges ``(first, last)`` of its
+    evidence spans."""
 
     questions: tuple[tuple[tuple[int, int], ...], ...] = ()
 
@@ -123,10 +124,13 @@ def register(
 ):
     """Register a planner ``plan(doc, params) -> Plan``.
 
-    ``order`` places the chunker in listings (simplest first); ``dense`` chunkers need an embedder."""
+    ``order`` places the chunker in listings (simplest first); ``dense`` chunkers need an
+    embedder; ``overlap`` chunkers use the overlap parameter."""
 
     def wrap(fn):
-        CHUNKERS[name] = ChunkerSpec(name, label, description, fn, supervised, order, dense, overlap)
+        CHUNKERS[name] = ChunkerSpec(
+            name, label, description, fn, supervised, order, dense, overlap
+        )
         ordered = sorted(CHUNKERS.values(), key=lambda spec: spec.order)
         CHUNKERS.clear()
         CHUNKERS.update((spec.name, spec) for spec in ordered)
@@ -140,7 +144,9 @@ def unit_span(doc: Document, first: int, stop: int) -> tuple[int, int]:
     return doc.units[first].start, doc.units[stop - 1].end
 
 
-def pack_units(doc: Document, first: int, stop: int, size: int, overlap: int = 0) -> list[tuple[int, int]]:
+def pack_units(
+    doc: Document, first: int, stop: int, size: int, overlap: int = 0
+) -> list[tuple[int, int]]:
     """Pack whole units ``first..stop-1`` into runs spanning at most ``size`` characters.
 
     When the next unit does not fit, the run closes and the next one starts with the closing run's

@@ -16,7 +16,8 @@ MU = 0.05
 
 
 def items_by_first(training: Training, n: int) -> list[list[int]]:
-    """For each unit j, the sorted last units of evidence items (spans, question groups) starting at j."""
+    """For each unit j, the sorted last units of the evidence items (spans and whole-question
+    groups) that start at j."""
     buckets: list[list[int]] = [[] for _ in range(n)]
     for first, last in (*training.spans, *training.groups):
         if 0 <= first < n:
@@ -26,7 +27,9 @@ def items_by_first(training: Training, n: int) -> list[list[int]]:
     return buckets
 
 
-def segment(doc: Document, size: int, training: Training, mu: float = MU) -> tuple[list[tuple[int, int]], float]:
+def segment(
+    doc: Document, size: int, training: Training, mu: float = MU
+) -> tuple[list[tuple[int, int]], float]:
     """Optimal unit segmentation ``[(j, i), ...]`` and its objective value."""
     units = doc.units
     n = len(units)

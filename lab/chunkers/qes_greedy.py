@@ -114,7 +114,9 @@ def greedy_plain(cov: Coverage, budget: float) -> list[int]:
         spent += cov.candidates[best][2]
 
 
-def select_windows(doc: Document, size: int, training: Training, *, lazy: bool = True) -> list[tuple[int, int]]:
+def select_windows(
+    doc: Document, size: int, training: Training, *, lazy: bool = True
+) -> list[tuple[int, int]]:
     """Chosen windows plus gap runs, as unit ranges in document order."""
     if not doc.units:
         return []

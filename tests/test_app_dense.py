@@ -1,0 +1,220 @@
+"""The app with dense retrieval on and off: every page with embeddings, every page without
+them (the install hint shown, everything else working), the rank table of the drill-down, the
+reranker, and dense settings in links."""
+
+import pytest
+from app_support import open_app, tiny_cross_encoder
+
+from lab import CHUNKERS, LEXICAL_MODES, MODES, embed
+from lab.rerank import DEFAULT_RERANKER
+from ui import draw
+
+PAGES = (
+    "pages/index_overview.py",
+    "pages/recall_tables.py",
+    "pages/sweep_charts.py",
+    "pages/question_drilldown.py",
+    "pages/chunk_graph.py",
+    "pages/your_corpus.py",
+)
+DRILL = "pages/question_drilldown.py"
+DENSE_OK, DENSE_STATUS = embed.dense_status()
+needs_dense = pytest.mark.skipif(
+    not DENSE_OK, reason=f"dense retrieval unavailable: {DENSE_STATUS}"
+)
+DENSE_CHUNKERS = [c for c in CHUNKERS if CHUNKERS[c].dense]
+RANK_TABLE = ["chunk", "evidence", "BM25 rank", "dense rank", "fused rank", "RRF", "final rank"]
+NOT_INSTALLED = f"sentence_transformers not installed: `{embed.INSTALL_HINT}` enables dense modes"
+
+
+def settings(app):
+    return app.session_state["settings"]
+
+
+def rank_tables(app) -> list:
+    return [d.value for d in app.dataframe if "fused rank" in d.value.columns]
+
+
+@pytest.fixture
+def no_dense(monkeypatch):
+    """A machine without the dense packages, as the app sees it."""
+    monkeypatch.setattr(embed, "dense_status", lambda: (False, NOT_INSTALLED))
+
+
+@pytest.fixture(scope="module")
+def local_reranker(tmp_path_factory):
+    if not DENSE_OK:
+        pytest.skip(f"dense retrieval unavailable: {DENSE_STATUS}")
+    return str(tiny_cross_encoder(tmp_path_factory.mktemp("reranker")))
+
+
+# Dense on --------------------------------------------------------------------------------------
+
+
+@needs_dense
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_with_every_mode_and_chunker(page):
+    chunkers = ["structure", *DENSE_CHUNKERS, "parent-child"] if "sweep" in page else list(CHUNKERS)
+    app = open_app(page, dense="true", mode=list(MODES), chunker=chunkers)
+    assert not app.exception
+    assert not app.warning
+    assert settings(app).config.dense == embed.DEFAULT_MODEL
+    assert settings(app).modes == MODES and settings(app).chunkers == tuple(chunkers)
+    assert "dense=true" in app.sidebar.code[-1].value
+
+
+@needs_dense
+def test_recall_table_has_every_chunker_in_every_mode():
+    app = open_app("pages/recall_tables.py", dense="true", mode=list(MODES), chunker=list(CHUNKERS))
+    table = app.dataframe[0].value
+    assert list(table["configuration"]) == draw.config_order(list(CHUNKERS), MODES)
+    assert (table["complete"] <= table["partial"]).all()
+    assert any(f"dense embeddings: {embed.DEFAULT_MODEL}" in c.value for c in app.caption)
+
+
+@needs_dense
+def test_sweep_covers_the_dense_modes_and_chunkers():
+    app = open_app(
+        "pages/sweep_charts.py", dense="true", mode=["dense", "hybrid"], chunker=DENSE_CHUNKERS
+    )
+    assert not app.exception
+    sweep = [b for b in app.get("download_button") if b.proto.label == "Sweep (CSV)"]
+    assert sweep
+    assert len(app.get("vega_lite_chart")) == 2 * 2 + 1  # budget and size lines per mode, heatmap
+
+
+@needs_dense
+def test_drilldown_shows_bm25_dense_and_fused_ranks_side_by_side():
+    app = open_app(DRILL, dense="true", mode=list(MODES), chunker="structure", question="q07")
+    assert not app.exception
+    tables = rank_tables(app)
+    assert len(tables) == 3  # graph, dense and hybrid rank with the fusion; flat by BM25 alone
+    for table in tables:
+        assert list(table.columns) == RANK_TABLE
+        assert table["evidence"].any()
+        fused = table.dropna(subset=["fused rank"]).sort_values("fused rank")
+        assert fused["RRF"].is_monotonic_decreasing  # the fused rank orders by RRF
+    hybrid = tables[-1]
+    assert (hybrid["final rank"].dropna() == hybrid["fused rank"].dropna()).all()
+
+
+@needs_dense
+def test_a_local_cross_encoder_reranks_and_its_ranks_show(local_reranker):
+    app = open_app(
+        DRILL,
+        dense="true",
+        mode="hybrid",
+        chunker="structure",
+        rerank="true",
+        rerank_model=local_reranker,
+        rerank_top="5",
+    )
+    assert not app.exception and not app.warning
+    assert settings(app).config.rerank == local_reranker
+    assert settings(app).config.rerank_top == 5
+    (table,) = rank_tables(app)
+    assert "reranked rank" in table.columns
+    assert table["reranked rank"].dropna().between(1, 5).all()
+    assert any("reordered by the cross-encoder" in c.value for c in app.caption)
+
+
+@needs_dense
+def test_a_reranker_that_cannot_be_had_is_named_and_retrieval_goes_on_without_it():
+    model = "no-such-org/no-such-cross-encoder"
+    app = open_app("pages/recall_tables.py", dense="true", rerank="true", rerank_model=model)
+    assert not app.exception
+    assert settings(app).rerank and settings(app).config.rerank is None
+    (warning,) = app.warning
+    assert "Reranking is off" in warning.value and "no\\-such\\-cross\\-encoder" in warning.value
+    assert app.dataframe[0].value["complete"].between(0, 1).all()
+
+
+@needs_dense
+def test_default_reranker_is_the_ms_marco_cross_encoder():
+    app = open_app(dense="true")
+    app.toggle(key="rerank").set_value(True).run()
+    assert app.text_input(key="rerank_model").value == DEFAULT_RERANKER
+    assert app.number_input(key="rerank_top").value == 20
+    assert not app.exception
+
+
+@needs_dense
+def test_chunk_graph_says_dense_modes_do_not_use_the_graph():
+    app = open_app("pages/chunk_graph.py", dense="true", mode=["dense", "hybrid"])
+    assert not app.exception
+    assert any("without the graph" in i.value for i in app.info)
+    assert any("hybrid fusion" in c.value for c in app.caption)
+
+
+@needs_dense
+def test_late_chunking_reaches_the_engine():
+    app = open_app("pages/recall_tables.py", dense="true", late="true", chunker="sentence")
+    assert not app.exception
+    assert settings(app).config.late
+    assert any("late chunking" in c.value for c in app.caption)
+
+
+@needs_dense
+def test_turning_dense_off_drops_the_dense_only_choices():
+    app = open_app(dense="true", mode=["flat", "dense"], chunker=["structure", "semantic"])
+    assert settings(app).modes == ("flat", "dense")
+    app.toggle(key="dense").set_value(False).run()
+    assert not app.exception
+    assert settings(app).modes == ("flat",)
+    assert settings(app).chunkers == ("structure",)
+    assert settings(app).config.dense is None
+
+
+# Dense off or unavailable ----------------------------------------------------------------------
+
+
+def test_dense_only_choices_wait_for_the_dense_toggle():
+    app = open_app()
+    assert "semantic" not in app.multiselect(key="chunker").options
+    assert "parent-child" in app.multiselect(key="chunker").options
+    assert any("semantic needs dense embeddings" in c.value for c in app.sidebar.caption)
+    assert settings(app).config.dense is None
+
+
+def test_a_dense_only_choice_in_a_link_without_dense_falls_back_with_a_notice():
+    app = open_app(mode="hybrid", chunker="semantic")
+    assert not app.exception
+    assert settings(app).modes == LEXICAL_MODES
+    notices = " ".join(w.value for w in app.warning)
+    assert "mode=hybrid" in notices and "chunker=semantic" in notices
+    assert "dense=true" in notices
+
+
+def test_garbage_dense_value_falls_back_with_a_notice():
+    app = open_app(dense="maybe")
+    assert not app.exception
+    assert settings(app).dense is False
+    (notice,) = app.warning
+    assert "dense=maybe" in notice.value
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_without_the_dense_packages_every_page_works_and_shows_the_install_hint(no_dense, page):
+    app = open_app(page)
+    assert not app.exception
+    assert app.toggle(key="dense").disabled
+    assert embed.INSTALL_HINT in [c.value for c in app.sidebar.code]
+    assert settings(app).config.dense is None
+
+
+def test_a_dense_link_without_the_dense_packages_says_what_enables_it(no_dense):
+    app = open_app("pages/recall_tables.py", dense="true", mode=["flat", "dense"])
+    assert not app.exception
+    assert settings(app).dense is False and settings(app).modes == ("flat",)
+    notices = [w.value for w in app.warning]
+    assert any("dense=true" in n and embed.INSTALL_HINT in n for n in notices)
+    assert list(app.dataframe[0].value["configuration"]) == [
+        draw.config_label(c, "flat") for c in settings(app).chunkers
+    ]
+
+
+def test_index_overview_draws_parent_child_children_and_their_parents():
+    app = open_app(chunker="parent-child")
+    assert not app.exception
+    assert any("delivers its parent" in c.value for c in app.caption)
+    assert "delivers its parent" in app.get("html")[0].proto.body

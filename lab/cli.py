@@ -1,8 +1,9 @@
 """The command line: ``python -m lab run | sweep | bench``.
 
-User errors (missing or unreadable files, invalid JSON, unknown chunkers, bad sizes) print one
-line ``error: ...`` to stderr and exit with status 2; problems with single questions print
-``warning: <id>: ...`` and the valid questions still run.
+User errors (missing or unreadable files, invalid JSON, unknown chunkers, bad sizes, an
+embedding model or reranker that cannot be loaded) print one line ``error: ...`` to stderr and
+exit with status 2; problems with single questions print ``warning: <id>: ...`` and the valid
+questions still run.
 """
 
 from __future__ import annotations
@@ -14,14 +15,30 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import CHUNKERS, LEXICAL_MODES, MODES, SPLITS, Corpus, CorpusError, LabConfig, load_corpus, run_lab, sweep
+from . import (
+    CHUNKERS,
+    DEFAULT_CHUNKERS,
+    LEXICAL_MODES,
+    MODES,
+    SPLITS,
+    Corpus,
+    CorpusError,
+    LabConfig,
+    load_corpus,
+    run_lab,
+    sweep,
+)
 from .bench import run_all
-from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult
+from .embed import DEFAULT_MODEL, DenseUnavailable
+from .rerank import DEFAULT_RERANKER, reranker_status
+from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult, embedder_for, reranker_for
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEFAULT_DOC = DATA / "handbook.md"
 DEFAULT_QE = DATA / "handbook_qe.json"
 FORMATS = ("table", "json", "csv")
+MODE_CHOICES = {"both": LEXICAL_MODES, "all": MODES} | {m: (m,) for m in MODES}
+ALL = "all"
 DEFAULTS = LabConfig()
 
 
@@ -34,8 +51,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _chunker_list(value: str) -> tuple[str, ...]:
     names = [n.strip() for n in value.split(",") if n.strip()]
-    if names == ["all"]:
-        return tuple(CHUNKERS)
+    if names == [ALL]:
+        return (ALL,)
     unknown = [n for n in names if n not in CHUNKERS]
     if unknown or not names:
         got = repr(unknown[0]) if unknown else "nothing"
@@ -77,9 +94,15 @@ def _add_experiment_options(p: argparse.ArgumentParser) -> None:
         action="append",
         type=_chunker_list,
         metavar="NAME[,NAME...]|all",
-        help=f"chunkers to run (default: all of {', '.join(CHUNKERS)})",
+        help=f"chunkers to run, of {', '.join(CHUNKERS)} (default: {', '.join(DEFAULT_CHUNKERS)}; "
+        "all: every one, those needing embeddings only with --dense)",
     )
-    p.add_argument("--mode", choices=(*MODES, "both"), default="both", help="retrieval mode")
+    p.add_argument(
+        "--mode",
+        choices=MODE_CHOICES,
+        default="both",
+        help="retrieval mode; both: flat and graph; all: every mode (needs --dense)",
+    )
     p.add_argument(
         "--size",
         type=int,
@@ -110,6 +133,32 @@ def _add_experiment_options(p: argparse.ArgumentParser) -> None:
         dest="resolve_refs",
         action="store_false",
         help="no reference text in structure chunks, no reference edges in the graph",
+    )
+    p.add_argument(
+        "--dense",
+        nargs="?",
+        const=DEFAULT_MODEL,
+        metavar="MODEL",
+        help=f"embed chunks and questions with a sentence-transformers model (default "
+        f"{DEFAULT_MODEL}): enables the dense and hybrid modes, semantic and late chunking",
+    )
+    p.add_argument(
+        "--late", action="store_true", help="late chunking: pool chunk vectors from whole sections"
+    )
+    p.add_argument(
+        "--rerank",
+        nargs="?",
+        const=DEFAULT_RERANKER,
+        metavar="MODEL",
+        help=f"reorder the top chunks with a cross-encoder, a hub name or a local folder "
+        f"(default {DEFAULT_RERANKER})",
+    )
+    p.add_argument(
+        "--rerank-top",
+        type=int,
+        default=DEFAULTS.rerank_top,
+        metavar="N",
+        help=f"how many top chunks the cross-encoder reorders (default {DEFAULTS.rerank_top})",
     )
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
     p.add_argument("--output", type=Path, metavar="FILE", help="write the output here, not stdout")
@@ -161,17 +210,50 @@ def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
     if smallest <= args.overlap:
         flag = "--size" if smallest == args.size else "--sizes"
         raise ValueError(f"{flag} {smallest} must be larger than --overlap {args.overlap}")
-    chunkers = tuple(dict.fromkeys(n for names in args.chunker or [CHUNKERS] for n in names))
+    if args.rerank_top < 1:
+        raise ValueError(f"--rerank-top must be at least 1, got {args.rerank_top}")
+    usable = [c for c in CHUNKERS if args.dense or not CHUNKERS[c].dense]
+    chosen = args.chunker or [DEFAULT_CHUNKERS]
+    chunkers = tuple(
+        dict.fromkeys(n for names in chosen for n in (usable if names == (ALL,) else names))
+    )
+    if args.dense is None:
+        needs = [f"--mode {args.mode}"] if args.mode in ("dense", "hybrid", ALL) else []
+        needs += [f"the {c} chunker" for c in chunkers if CHUNKERS[c].dense]
+        needs += ["--late"] if args.late else []
+        if needs:
+            verb = "needs" if len(needs) == 1 else "need"
+            raise ValueError(f"{', '.join(needs)} {verb} dense embeddings: add --dense")
     return LabConfig(
         chunkers=chunkers,
-        modes=LEXICAL_MODES if args.mode == "both" else (args.mode,),
+        modes=MODE_CHOICES[args.mode],
         size=args.size,
         budget=args.budget,
         split=args.split,
         headers=args.headers,
         resolve_refs=args.resolve_refs,
         overlap=args.overlap,
+        dense=args.dense,
+        late=args.late,
+        rerank=args.rerank,
+        rerank_top=args.rerank_top,
     )
+
+
+def _load_models(config: LabConfig) -> None:
+    """Load the embedding model and the reranker the configuration names, before any work;
+    ``DenseUnavailable`` says plainly why one cannot be had. A hub reranker is used only once
+    it is in the local model cache: the command line never waits on a download it cannot make."""
+    embedder_for(config)
+    if config.rerank is None:
+        return
+    ok, status = reranker_status(config.rerank)
+    if not ok:
+        raise DenseUnavailable(
+            f"cannot rerank: {status}; the command line does not download models: fetch it "
+            f"once (huggingface-cli download {config.rerank}) or give a local folder: --rerank PATH"
+        )
+    reranker_for(config)
 
 
 def _say(level: str, message: str) -> None:
@@ -244,13 +326,21 @@ def _on(flag: bool) -> str:
     return "on" if flag else "off"
 
 
+def _dense_note(c: LabConfig) -> str:
+    """The dense settings for a table's title: "" when dense retrieval and reranking are off."""
+    parts = [f"dense {c.dense}"] if c.dense else []
+    parts += ["late chunking"] if c.late else []
+    parts += [f"reranked by {c.rerank} (top {c.rerank_top})"] if c.rerank else []
+    return "".join(f", {p}" for p in parts)
+
+
 def _run_table(result: LabResult, corpus: Corpus) -> str:
     c = result.config
     n = len(corpus.split(c.split))
     title = (
         f"{corpus.name}: {n} {c.split} question{'s' * (n != 1)}, "
         f"size {c.size} chars, budget {c.budget} words, "
-        f"headers {_on(c.headers)}, references {_on(c.resolve_refs)}"
+        f"headers {_on(c.headers)}, references {_on(c.resolve_refs)}{_dense_note(c)}"
     )
     metrics = _table(
         ("chunker", "mode", "partial", "complete", "gap", "context words", "chunks", "MRR"),
@@ -335,7 +425,8 @@ def _sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) ->
     by_budget = _pivot(result, "budget", "size", at_size)
     by_size = _pivot(result, "size", "budget", at_budget)
     return (
-        f"{corpus.name}: {n} {c.split} questions; cells are complete (partial) recall\n\n"
+        f"{corpus.name}: {n} {c.split} questions{_dense_note(c)}; "
+        "cells are complete (partial) recall\n\n"
         f"By budget (words) at size {at_size} chars\n{by_budget}\n\n"
         f"By size (chars) at budget {at_budget} words\n{by_size}\n"
     )
@@ -353,6 +444,7 @@ def _emit(text: str, output: Path | None) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     config = _config(args)
     corpus = _load(args)
+    _load_models(config)
     result = run_lab(corpus, config)
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2) + "\n"
@@ -367,6 +459,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     config = _config(args, args.sizes)
     corpus = _load(args)
+    _load_models(config)
     live = sys.stderr.isatty()
     progress = _progress(sys.stderr, live) if live or args.progress else None
     result = sweep(corpus, config, budgets=args.budgets, sizes=args.sizes, progress=progress)
@@ -399,6 +492,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except (CorpusError, ValueError) as exc:
         _say("error", str(exc))
+    except DenseUnavailable as exc:
+        _say("error", str(exc).splitlines()[0])
     except BrokenPipeError:
         # The reader went away (``| head``): silence the final flush, as the Python docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

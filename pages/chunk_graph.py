@@ -2,20 +2,28 @@
 
 import streamlit as st
 
-from lab import CHUNKERS
 from ui import cache, explore, state
 from ui.draw import md_escape
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
-names = list(CHUNKERS)
+names = state.chunker_options(settings.dense)
 default = "structure" if "structure" in settings.chunkers else settings.chunkers[0]
+seeds = "hybrid fusion (BM25 + dense, RRF)" if settings.dense else "BM25"
 
 st.title("Chunk graph")
 st.caption(
-    "Graph retrieval (SpectRAG-lite): the top 3 BM25 chunks seed a personalised PageRank that "
-    "spreads along the edges; the blend of BM25 and PageRank ranks the chunks."
+    f"Graph retrieval (SpectRAG-lite): the top 3 chunks by {seeds} seed a personalised PageRank "
+    f"that spreads along the edges; the blend of that score and PageRank ranks the chunks."
 )
+if "graph" not in settings.modes:
+    chosen = " and ".join(settings.modes)
+    st.info(
+        f"This page shows graph mode. The modes chosen in the sidebar ({chosen}) rank chunks "
+        "without the graph."
+    )
+elif settings.dense:
+    st.caption("Dense and hybrid retrieval rank chunks without the graph; only graph mode uses it.")
 left, right = st.columns([1, 2])
 with left:
     chunker = state.page_selectbox(

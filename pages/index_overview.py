@@ -14,11 +14,14 @@ st.caption(f"Corpus: {draw.md_escape(corpus.name)}")
 draw.corpus_summary(corpus)
 
 st.subheader("Index statistics")
-st.caption(f"Chunk size L = {settings.size} characters; budget = {settings.budget} words.")
+st.caption(
+    f"Chunk size L = {settings.size} characters; budget = {settings.budget} words."
+    + state.retrieval_note(settings, " Retrieval: ")
+)
 st.dataframe(draw.index_table(result), column_config=draw.INDEX_COLUMNS, hide_index=True)
 
 st.subheader("Boundary map")
-names = list(CHUNKERS)
+names = state.chunker_options(settings.dense)
 left, right = st.columns(2)
 with left:
     chunker = state.page_selectbox(
@@ -32,6 +35,11 @@ if len(corpus.documents) > 1:
 st.caption(f"**{CHUNKERS[chunker].label}.** {CHUNKERS[chunker].description}")
 
 index = cache.index(corpus, settings.config, chunker)
+if any(c.search_source for c in index.chunks):
+    st.caption(
+        "Retrieval matches the small children drawn here; each delivers its parent (the grey "
+        "**parents** row), once per context."
+    )
 view = ("map", chunker, doc, settings.config)
 strip = cache.view(corpus, (*view, "strip"), draw.strip_data, index, doc, settings.budget)
 draw.chart(cache.spec(draw.boundary_strip), **strip)

@@ -1,4 +1,4 @@
-"""Question drill-down: one question through every chunker and mode, flat and graph side by side."""
+"""Question drill-down: one question through every chunker and mode, the modes side by side."""
 
 import streamlit as st
 
@@ -22,6 +22,7 @@ else:
     st.caption(
         f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence spans{case} · "
         f"L = {settings.size} characters · budget = {settings.budget} words"
+        + state.retrieval_note(settings, " · ")
     )
     explore.evidence_list(corpus, q)
 
@@ -42,6 +43,6 @@ else:
         mine = [views[chunker, mode] for mode in settings.modes]
         with tab:
             st.caption(f"**{CHUNKERS[chunker].label}.** {CHUNKERS[chunker].description}")
-            for column, v in zip(st.columns(len(mine)), mine, strict=True):
+            for column, v in zip(state.grid(len(mine)), mine, strict=True):
                 with column:
                     explore.draw_view(v, rows=max(len(m.ranking) for m in mine))

@@ -15,7 +15,7 @@ st.title("Recall tables")
 st.caption(
     f"{len(corpus.split(settings.split))} {settings.split} questions · L = {settings.size} "
     f"characters · budget = {settings.budget} words. Complete: all evidence in the context; "
-    "partial: some of it."
+    "partial: some of it." + state.retrieval_note(settings, " Retrieval: ")
 )
 if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")

@@ -17,7 +17,7 @@ st.title("Sweep charts")
 st.caption(
     f"{settings.split} questions · budgets {', '.join(map(str, budgets))} words · sizes "
     f"{', '.join(map(str, sizes))} characters. Solid lines: complete recall; dashed: partial. "
-    f"A red ✕ marks a point where {draw.NO_FIT}."
+    f"A red ✕ marks a point where {draw.NO_FIT}." + state.retrieval_note(settings, " Retrieval: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
@@ -42,7 +42,7 @@ lines = (
 for x, held, value, title in lines:
     st.subheader(title)
     part = frame[frame[held] == value]
-    for column, mode in zip(st.columns(len(settings.modes)), settings.modes, strict=True):
+    for column, mode in zip(state.grid(len(settings.modes)), settings.modes, strict=True):
         with column:
             data = cache.view(corpus, (grid, x, mode), draw.sweep_data, part, mode)
             draw.chart(cache.spec(draw.sweep_lines, x, mode, settings.chunkers), rows=data)

@@ -30,6 +30,8 @@ from lab import (
     run_lab,
     sweep,
 )
+from lab.embed import DenseUnavailable, get_embedder
+from lab.rerank import get_reranker, reranker_status
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HANDBOOK = "handbook"
@@ -41,6 +43,28 @@ USER_CORPUS_KEY = "user_corpus"
 def handbook() -> Corpus:
     """The bundled observatory handbook and its questions."""
     return load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")
+
+
+def embedder_problem(model: str) -> str | None:
+    """Load the shared embedder ``model`` (the engine keeps it); why it cannot be had, or None."""
+    try:
+        get_embedder(model)
+    except DenseUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def reranker_problem(model: str) -> str | None:
+    """Load the shared cross-encoder ``model``; why it cannot be had here, or None. A model that
+    would need the network is not tried: the app must not hang on a download it cannot make."""
+    ok, status = reranker_status(model)
+    if not ok:
+        return status
+    try:
+        get_reranker(model)
+    except DenseUnavailable as exc:
+        return str(exc)
+    return None
 
 
 def corpus_names() -> list[str]:
@@ -128,8 +152,10 @@ def spec(build: Callable[..., alt.TopLevelMixin], *args: Hashable) -> dict:
 
 
 def lab(of: Corpus, config: LabConfig) -> LabResult:
-    """``run_lab`` for this corpus and configuration."""
-    return pick(_lab, of)(of, of.digest, config)
+    """``run_lab`` for this corpus and configuration (a spinner shows while it takes long)."""
+    what = f"embedding with {config.dense}, " if config.dense else ""
+    with st.spinner(f"Chunking, {what}ranking and assembling…"):
+        return pick(_lab, of)(of, of.digest, config)
 
 
 def index(of: Corpus, config: LabConfig, chunker: str) -> Index:

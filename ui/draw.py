@@ -318,19 +318,31 @@ LEGEND = (
 )
 
 
+def retrieved_span(chunk: Chunk) -> tuple[int, int]:
+    """The range of the document a chunk is retrieved by: its body, or the child a parent-child
+    chunk is matched on (it delivers its parent)."""
+    return chunk.search_source or (chunk.start, chunk.end)
+
+
 def _badge(number: int, chunk: Chunk, size: int, budget: int) -> str:
+    start, end = retrieved_span(chunk)
     flags, marks = [], []
-    if chunk.body_chars > size:
+    if end - start > size:
         flags.append("cl-big")
         marks.append(" L+")
     if chunk.words > budget:
         flags.append("cl-nofit")
         marks.append(" ✕")
     extra = len(chunk.source) - 1
+    parent = (
+        f"; delivers its parent, characters {chunk.start}-{chunk.end}"
+        if chunk.search_source
+        else ""
+    )
     title = (
-        f"{chunk.id}: characters {chunk.start}-{chunk.end} ({chunk.body_chars} chars), "
+        f"{chunk.id}: characters {start}-{end} ({end - start} chars){parent}, "
         f"{chunk.words} words{f', +{extra} cited excerpts' if extra else ''}"
-        f"{'; longer than L' if chunk.body_chars > size else ''}"
+        f"{'; longer than L' if end - start > size else ''}"
         f"{'; longer than the budget: can never be retrieved' if chunk.words > budget else ''}"
     )
     return (
@@ -346,7 +358,7 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
     document = index.corpus.documents[doc]
     text = document.text[:limit]
     n = len(text)
-    chunks = [c for c in index.chunks if c.doc == doc and c.start < n]
+    chunks = [c for c in index.chunks if c.doc == doc and retrieved_span(c)[0] < n]
     evidence = {
         (e.start, e.end) for q in index.corpus.questions for e in q.evidence if e.doc == doc
     }
@@ -360,9 +372,10 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
                 events[min(end, n)][kind] -= 1
     starts: dict[int, list[int]] = defaultdict(list)
     ends: dict[int, int] = defaultdict(int)
-    for k, c in enumerate(chunks):
-        starts[c.start].append(k)
-        ends[min(c.end, n)] += 1
+    spans = [retrieved_span(c) for c in chunks]
+    for k, (start, end) in enumerate(spans):
+        starts[start].append(k)
+        ends[min(end, n)] += 1
     points = sorted({0, n} | events.keys() | starts.keys() | ends.keys())
     active: set[int] = set()
     inside = [0, 0]
@@ -370,7 +383,7 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
     for a, b in itertools.pairwise(points):
         parts.append('<span class="cl-end">⟩</span>' * ends.get(a, 0))
         if a in ends:
-            active = {k for k in active if chunks[k].end > a}
+            active = {k for k in active if spans[k][1] > a}
         for k in starts.get(a, ()):
             active.add(k)
             parts.append(_badge(k, chunks[k], index.size, budget))
@@ -392,49 +405,50 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
     return "".join(parts)
 
 
-STRIP_ROWS = ("headings", "chunks A", "chunks B", "evidence")
+STRIP_ROWS = ("headings", "parents", "chunks A", "chunks B", "evidence")
 STATUS_COLORS = {"fits": "#4c6ef5", "longer than L": "#e8590c", "never fits the budget": "#c92a2a"}
+MARK_COLORS = {"headings": "#1e3a8a", "parents": "#868e96", "evidence": "#2f9e44"}
 
 
 def strip_data(index: Index, doc: int, budget: int) -> dict[str, pd.DataFrame]:
-    """The boundary strip's ``chunks`` (alternating lanes, so overlaps show) and ``marks``
-    (headings and evidence spans) of one document."""
+    """The boundary strip's ``chunks`` (alternating lanes, so overlaps show; parent-child
+    chunks by their children) and ``marks`` (headings, evidence spans, and the parents that
+    parent-child chunks deliver) of one document."""
     document = index.corpus.documents[doc]
     chunks = [c for c in index.chunks if c.doc == doc]
+    spans = [retrieved_span(c) for c in chunks]
     status = [
         "never fits the budget"
         if c.words > budget
         else "longer than L"
-        if c.body_chars > index.size
+        if end - start > index.size
         else "fits"
-        for c in chunks
+        for c, (start, end) in zip(chunks, spans, strict=True)
     ]
     evidence = sorted(
         {e for q in index.corpus.questions for e in q.evidence if e.doc == doc},
         key=lambda e: e.start,
     )
     headings = [u for u in document.units if u.kind == "heading"]
+    parents = sorted({c.source[0] for c in chunks if c.search_source})
+    marks = (
+        [("headings", u.start, u.end, document.text[u.start : u.end][:80]) for u in headings]
+        + [("parents", s, e, f"delivered parent, {e - s} chars") for s, e in parents]
+        + [("evidence", e.start, e.end, e.text[:80]) for e in evidence]
+    )
     return {
         "chunks": pd.DataFrame(
             {
                 "chunk": [c.id for c in chunks],
-                "row": [STRIP_ROWS[1 + k % 2] for k in range(len(chunks))],
-                "start": [c.start for c in chunks],
-                "end": [c.end for c in chunks],
-                "chars": [c.body_chars for c in chunks],
+                "row": [STRIP_ROWS[2 + k % 2] for k in range(len(chunks))],
+                "start": [start for start, _ in spans],
+                "end": [end for _, end in spans],
+                "chars": [end - start for start, end in spans],
                 "words": [c.words for c in chunks],
                 "status": status,
             }
         ),
-        "marks": pd.DataFrame(
-            {
-                "row": ["headings"] * len(headings) + ["evidence"] * len(evidence),
-                "start": [u.start for u in headings] + [e.start for e in evidence],
-                "end": [u.end for u in headings] + [e.end for e in evidence],
-                "what": [document.text[u.start : u.end][:80] for u in headings]
-                + [e.text[:80] for e in evidence],
-            }
-        ),
+        "marks": pd.DataFrame(marks, columns=["row", "start", "end", "what"]),
     }
 
 
@@ -467,7 +481,7 @@ def boundary_strip() -> alt.LayerChart:
             y=y,
             color=alt.Color(
                 "row:N",
-                scale=alt.Scale(domain=["headings", "evidence"], range=["#1e3a8a", "#2f9e44"]),
+                scale=alt.Scale(domain=list(MARK_COLORS), range=list(MARK_COLORS.values())),
                 legend=None,
             ),
             tooltip=["row:N", "start:Q", "end:Q", "what:N"],

@@ -17,7 +17,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import CHUNKERS, EXPLAIN, Corpus, Index, LabConfig, Question, explain
+from lab import CHUNKERS, EXPLAIN, Corpus, Explanation, Index, LabConfig, Question, explain
+from lab.retrieve import RERANK_TOP
+from lab.run import reranker_for
 
 from . import cache
 from .cache import pick, shared_and_session
@@ -25,6 +27,7 @@ from .draw import md_escape
 
 MAX_NODES = 250  # larger graphs show the chosen question's neighbourhood of this many chunks
 RANK_ROWS = 40  # ranking rows shown, plus any lower-ranked chunk that holds evidence
+SIGNAL_ROWS = 8  # rank-table rows: the best chunks, plus every chunk that holds evidence
 PREVIEW_CHARS = 160
 
 EDGE_COLORS = {
@@ -49,12 +52,24 @@ RANKING_ORDER = [
     "decision",
     "evidence",
     "bm25",
+    "dense",
     "pagerank",
     "score",
     "seed",
+    "rerank",
     "words",
 ]
-GRAPH_ONLY = ("pagerank", "score", "seed")
+MODE_COLUMNS = {  # ranking columns that only some modes have
+    "pagerank": ("graph",),
+    "seed": ("graph",),
+    "score": ("graph", "hybrid"),
+}
+SIGNALS = (  # the rank table's columns: (Ranking signal, column)
+    ("bm25", "BM25 rank"),
+    ("dense", "dense rank"),
+    ("fused", "fused rank"),
+    ("rerank", "reranked rank"),
+)
 
 
 def question(of: Corpus, qid: str | None) -> Question | None:
@@ -196,6 +211,8 @@ class View:
     evidence: tuple[EvidenceView, ...]
     offered: int
     picked: int
+    ranks: pd.DataFrame | None = None  # the rank of each chunk by each signal (dense on)
+    reranked: int = 0  # how many top chunks a cross-encoder reordered
 
     @property
     def held(self) -> int:
@@ -229,11 +246,40 @@ def _ranking_rows(frame: pd.DataFrame, mode: str) -> pd.DataFrame:
         return frame
     shown = frame[(frame["rank"] <= RANK_ROWS) | frame["evidence"]].copy()
     shown["decision"] = shown["decision"].fillna("")
-    return shown[[c for c in RANKING_ORDER if mode == "graph" or c not in GRAPH_ONLY]]
+    return shown[[c for c in RANKING_ORDER if c in shown and mode in MODE_COLUMNS.get(c, (mode,))]]
 
 
-def _build_view(index: Index, q: Question, mode: str, budget: int) -> View:
-    ex = explain(index, q, mode, budget)
+def rank_table(ex: Explanation) -> pd.DataFrame | None:
+    """Each of the best chunks and of the evidence holders ranked by every signal side by side,
+    as in an RRF table: BM25 rank, dense rank, fused rank (RRF: the sum of 1/(60 + rank)), the
+    cross-encoder's rank when one reranks, and the final rank. None without dense retrieval."""
+    r = ex.ranking
+    if r.dense is None:
+        return None
+    holders = {int(k) for ev in ex.question.evidence for k in ex.index.holding(ev)}
+    shown = dict.fromkeys([*r.order[:SIGNAL_ROWS].tolist(), *sorted(holders)])
+    positions = r.positions()
+    signals = [(kind, name) for kind, name in SIGNALS if getattr(r, kind) is not None]
+    rows = [
+        {
+            "chunk": ex.index.chunks[k].id,
+            "evidence": k in holders,
+            **{name: r.rank_by(kind, k) for kind, name in signals},
+            "RRF": float(r.fused[k]),
+            "final rank": int(positions[k]) + 1 if positions[k] >= 0 else None,
+        }
+        for k in shown
+    ]
+    frame = pd.DataFrame(rows)
+    ranks = [name for _, name in signals] + ["final rank"]
+    frame[ranks] = frame[ranks].astype("Int64")
+    return frame.sort_values("final rank", na_position="last", kind="stable", ignore_index=True)
+
+
+def _build_view(
+    index: Index, q: Question, mode: str, budget: int, reranker=None, rerank_top: int = RERANK_TOP
+) -> View:
+    ex = explain(index, q, mode, budget, reranker, rerank_top)
     text = index.corpus.documents[q.doc].text
     spans = [(ev.start, ev.end) for ev in q.evidence]
     picked = set(ex.context.picked)
@@ -269,6 +315,8 @@ def _build_view(index: Index, q: Question, mode: str, budget: int) -> View:
         evidence=tuple(evidence),
         offered=len(ex.ranking.order),
         picked=len(ex.context.picked),
+        ranks=rank_table(ex),
+        reranked=int(np.isfinite(ex.ranking.rerank).sum()) if ex.ranking.rerank is not None else 0,
     )
 
 
@@ -276,7 +324,7 @@ def _build_view(index: Index, q: Question, mode: str, budget: int) -> View:
 def _view(_corpus: Corpus, digest: str, config: LabConfig, mode: str, qid: str) -> View:
     q = question(_corpus, qid)
     index = cache.index(_corpus, config, config.chunkers[0])
-    return _build_view(index, q, mode, config.budget)
+    return _build_view(index, q, mode, config.budget, reranker_for(config), config.rerank_top)
 
 
 def view(of: Corpus, config: LabConfig, chunker: str, mode: str, qid: str) -> View:
@@ -285,20 +333,44 @@ def view(of: Corpus, config: LabConfig, chunker: str, mode: str, qid: str) -> Vi
     return pick(_view, of)(of, of.digest, key, mode, qid)
 
 
+SCORE_HELP = {
+    "graph": "0.6 first-stage score + 0.4 PageRank, each over its max; the first stage is BM25, "
+    "or the BM25 + dense fusion (RRF) when dense embeddings are on.",
+    "hybrid": "Reciprocal Rank Fusion: 1/(60 + BM25 rank) + 1/(60 + dense rank).",
+}
 RANKING_COLUMNS = {
     "rank": st.column_config.NumberColumn("Rank", width="small"),
     "chunk": st.column_config.TextColumn("Chunk"),
     "bm25": st.column_config.NumberColumn("BM25", format="%.2f"),
-    "pagerank": st.column_config.NumberColumn("PageRank", format="%.4f"),
-    "score": st.column_config.NumberColumn(
-        "Score", format="%.3f", help="0.6 BM25 + 0.4 PageRank, each over its max."
+    "dense": st.column_config.NumberColumn(
+        "Dense", format="%.3f", help="Cosine similarity of the question's and the chunk's vectors."
     ),
+    "rerank": st.column_config.NumberColumn(
+        "Cross-encoder", format="%.2f", help="The reranker's score (top N only)."
+    ),
+    "pagerank": st.column_config.NumberColumn("PageRank", format="%.4f"),
     "words": st.column_config.NumberColumn("Words", width="small"),
     "seed": st.column_config.CheckboxColumn(
         "Seed", help="A top-3 BM25 chunk: PageRank restarts here."
     ),
     "evidence": st.column_config.CheckboxColumn("Evidence", help="Holds an evidence span whole."),
     "decision": st.column_config.TextColumn("Assembler", help="Picked, or why it was skipped."),
+}
+RANK_COLUMNS = {
+    "chunk": st.column_config.TextColumn("Chunk"),
+    "evidence": st.column_config.CheckboxColumn("Evidence", help="Holds an evidence span whole."),
+    "BM25 rank": st.column_config.NumberColumn("BM25", help="Rank by BM25 score."),
+    "dense rank": st.column_config.NumberColumn("Dense", help="Rank by cosine similarity."),
+    "RRF": st.column_config.NumberColumn(
+        "RRF", format="%.4f", help="1/(60 + BM25 rank) + 1/(60 + dense rank)."
+    ),
+    "fused rank": st.column_config.NumberColumn("Fused", help="Rank by RRF."),
+    "reranked rank": st.column_config.NumberColumn(
+        "Reranked", help="Rank by the cross-encoder among the top N it reordered."
+    ),
+    "final rank": st.column_config.NumberColumn(
+        "This mode", help="Rank in this mode's ranking, the one the assembler follows."
+    ),
 }
 
 
@@ -329,12 +401,21 @@ def draw_view(v: View, rows: int) -> None:
     st.caption(v.summary)
     for ev in v.evidence:
         st.markdown(f"{ev.number}\\. {ev.words}")
+    reranked = " The reranked top chunks score above 1, in the cross-encoder's order."
+    score = st.column_config.NumberColumn(
+        "Score", format="%.3f", help=SCORE_HELP.get(v.mode, "") + (reranked if v.reranked else "")
+    )
     st.dataframe(
         v.ranking,
-        column_config=RANKING_COLUMNS,
+        column_config=RANKING_COLUMNS | {"score": score},
         hide_index=True,
         height=38 + 35 * min(10, max(1, rows)),
     )
+    if v.reranked:
+        st.caption(f"The top {v.reranked} were reordered by the cross-encoder.")
+    if v.ranks is not None:
+        st.markdown("**Rank by each signal**")
+        st.dataframe(v.ranks, column_config=RANK_COLUMNS, hide_index=True)
     if v.context_html:
         st.html(v.context_html)
     else:
@@ -407,7 +488,12 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
     index = cache.index(_corpus, config, chunker)
     n = len(index.chunks)
     q = question(_corpus, qid)
-    ex = explain(index, q, "graph", config.budget) if q is not None and n else None
+    reranker = reranker_for(config)
+    ex = (
+        explain(index, q, "graph", config.budget, reranker, config.rerank_top)
+        if q is not None and n
+        else None
+    )
     holders = {int(k) for ev in q.evidence for k in index.holding(ev)} if q is not None else set()
     must = holders | (set(ex.context.picked) | set(ex.ranking.seeds) if ex else set())
     nodes = _shown_nodes(n, ex.ranking.order if ex else None, must)

@@ -5,6 +5,10 @@ Each widget's ``key`` is its query parameter, set with ``bind="query-params"``
 widget from the URL on page load, writes changes back, leaves default values out, and silently
 drops a value the widget cannot take. :func:`url_notices` names what it dropped, so a pasted link
 that falls back to defaults says why.
+
+Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) is offered only
+where ``lab.embed.dense_status()`` says it can run; elsewhere the sidebar names the one command
+that enables it.
 """
 
 from __future__ import annotations
@@ -12,14 +16,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.pages_manager import PagesManager
 
-from lab import CHUNKERS, SPLITS, LabConfig
-from lab import LEXICAL_MODES as MODES
+from lab import CHUNKERS, DEFAULT_CHUNKERS, LEXICAL_MODES, MODES, SPLITS, LabConfig, embed
+from lab.rerank import DEFAULT_RERANKER
 
 from . import cache
 from .draw import md_escape
@@ -27,25 +32,59 @@ from .draw import md_escape
 BIND = "query-params"
 SIZE_RANGE = (100, 4000)
 BUDGET_RANGE = (10, 1000)
+RERANK_TOP_RANGE = (1, 200)
 SETTINGS_KEY = "settings"
 URL_KEY = "url_at_load"  # the query parameters of the session's first run; {} on later runs
 NOTICES_KEY = "url_notices"
 LINK_KEY = "link_params"  # page-level bound widgets' values, for the share link
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
 
+NEEDS_DENSE = "needs dense=true"
 EXPECTED = {
     "corpus": "a corpus of this session (a pasted corpus is not part of a link)",
     "chunker": "one or more of " + ", ".join(CHUNKERS),
-    "mode": "flat and/or graph",
+    "mode": "some of " + ", ".join(MODES),
     "size": f"a whole number of characters from {SIZE_RANGE[0]} to {SIZE_RANGE[1]}",
     "budget": f"a whole number of words from {BUDGET_RANGE[0]} to {BUDGET_RANGE[1]}",
     "split": "one of " + ", ".join(SPLITS),
     "headers": "true or false",
     "resolve_refs": "true or false",
+    "dense": "true or false",
+    "late": f"true or false; {NEEDS_DENSE}",
+    "rerank": f"true or false; {NEEDS_DENSE}",
+    "rerank_model": f"a cross-encoder name or folder; {NEEDS_DENSE}",
+    "rerank_top": f"a whole number from {RERANK_TOP_RANGE[0]} to {RERANK_TOP_RANGE[1]}; "
+    + NEEDS_DENSE,
     "question": "a question id of the chosen corpus and split",
 }
-NUMBERS = {"size", "budget"}
-FLAGS = {"headers", "resolve_refs"}
+NUMBERS = {"size", "budget", "rerank_top"}
+FLAGS = {"headers", "resolve_refs", "dense", "late", "rerank"}
+
+
+def chunker_options(dense: bool) -> list[str]:
+    """Every registered chunker the sidebar can offer: those needing embeddings only when dense
+    retrieval is on."""
+    return [name for name, spec in CHUNKERS.items() if dense or not spec.dense]
+
+
+def mode_options(dense: bool) -> tuple[str, ...]:
+    return MODES if dense else LEXICAL_MODES
+
+
+def expected(key: str, dense_ok: bool, dense: bool) -> str:
+    """What a link may say for ``key``, given whether dense retrieval is available and on."""
+    if key == "dense" and not dense_ok:
+        return f"false: dense retrieval is not available here (`{embed.INSTALL_HINT}` enables it)"
+    if key == "chunker" and not dense:
+        needing = [c for c in CHUNKERS if CHUNKERS[c].dense]
+        return (
+            "one or more of "
+            + ", ".join(chunker_options(False))
+            + (f" ({', '.join(needing)} {NEEDS_DENSE})" if needing else "")
+        )
+    if key == "mode" and not dense:
+        return "flat and/or graph (dense and hybrid need dense=true)"
+    return EXPECTED[key]
 
 
 @dataclass(frozen=True)
@@ -53,14 +92,25 @@ class Settings:
     """What the sidebar says: the pages read this, never the widgets."""
 
     corpus: str = cache.HANDBOOK
-    chunkers: tuple[str, ...] = tuple(CHUNKERS)
-    modes: tuple[str, ...] = MODES
+    chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
+    modes: tuple[str, ...] = LEXICAL_MODES
     size: int = LabConfig.size
     budget: int = LabConfig.budget
     split: str = LabConfig.split
     headers: bool = LabConfig.headers
     resolve_refs: bool = LabConfig.resolve_refs
+    dense: bool = False
+    late: bool = LabConfig.late
+    rerank: bool = False
+    rerank_model: str = DEFAULT_RERANKER
+    rerank_top: int = LabConfig.rerank_top
     question: str | None = None
+    rerank_problem: str | None = None  # why the chosen reranker cannot be had: it is not used
+
+    @property
+    def reranker(self) -> str | None:
+        """The cross-encoder in use, or None."""
+        return self.rerank_model if self.rerank and not self.rerank_problem else None
 
     @property
     def config(self) -> LabConfig:
@@ -72,6 +122,10 @@ class Settings:
             split=self.split,
             headers=self.headers,
             resolve_refs=self.resolve_refs,
+            dense=embed.DEFAULT_MODEL if self.dense else None,
+            late=self.late,
+            rerank=self.reranker,
+            rerank_top=self.rerank_top,
         )
 
     def params(self) -> dict[str, list[str]]:
@@ -85,6 +139,11 @@ class Settings:
             "split": [self.split],
             "headers": [str(self.headers).lower()],
             "resolve_refs": [str(self.resolve_refs).lower()],
+            "dense": [str(self.dense).lower()],
+            "late": [str(self.late).lower()],
+            "rerank": [str(self.rerank).lower()],
+            "rerank_model": [self.rerank_model],
+            "rerank_top": [str(self.rerank_top)],
             "question": [self.question] if self.question else [],
         }
 
@@ -118,7 +177,9 @@ def _shown(text: str, limit: int = 40) -> str:
     return md_escape(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def url_notices(url: Mapping[str, Sequence[str]], settings: Settings) -> list[str]:
+def url_notices(
+    url: Mapping[str, Sequence[str]], settings: Settings, dense_ok: bool = True
+) -> list[str]:
     """One message per setting whose value in the loaded URL was not taken."""
     used = settings.params()
     notices = []
@@ -131,7 +192,8 @@ def url_notices(url: Mapping[str, Sequence[str]], settings: Settings) -> list[st
         bad = ", ".join(f"{key}={_shown(v)}" for v in rejected)
         now = ", ".join(md_escape(v) for v in used[key]) or "none"
         notices.append(
-            f"Ignored **{bad}** from the link: expected {EXPECTED[key]}. Using **{now}**."
+            f"Ignored **{bad}** from the link: expected "
+            f"{expected(key, dense_ok, settings.dense)}. Using **{now}**."
         )
     return notices
 
@@ -155,24 +217,7 @@ def sidebar() -> Settings:
             help="Score the test questions, the train questions (the QES chunkers learn from "
             "these), or all of them.",
         )
-        chunkers = st.multiselect(
-            "Chunkers",
-            list(CHUNKERS),
-            default=list(CHUNKERS),
-            key="chunker",
-            bind=BIND,
-            help="  \n".join(f"**{s.name}**: {s.description}" for s in CHUNKERS.values()),
-        )
-        modes = st.segmented_control(
-            "Retrieval",
-            MODES,
-            selection_mode="multi",
-            default=list(MODES),
-            key="mode",
-            bind=BIND,
-            help="flat: BM25 ranking. graph: BM25 blended with personalised "
-            "PageRank over the chunk graph.",
-        )
+        methods = st.container()  # chunkers and modes, drawn once the dense toggle is read
         size = st.number_input(
             "Chunk size L (characters)",
             *SIZE_RANGE,
@@ -204,6 +249,8 @@ def sidebar() -> Settings:
             help="Append cited provisions to structure chunks; add reference edges "
             "to the chunk graph.",
         )
+        choice = _dense_group()
+        notes = st.container()
         questions = corpus.split(split)
         question = st.selectbox(
             "Question",
@@ -215,25 +262,154 @@ def sidebar() -> Settings:
         if question is not None:
             text = next(q.question for q in questions if q.id == question)
             st.caption(md_escape(text))
-        if not chunkers:
-            st.caption(":material/info: No chunker chosen: showing all of them.")
-        if not modes:
-            st.caption(":material/info: No retrieval mode chosen: showing both.")
+    with methods:
+        chunkers, modes = _method_widgets(choice.on)
+    problem = _load(embed.DEFAULT_MODEL, cache.embedder_problem) if choice.on else None
+    if problem:
+        notes.error(f"Dense retrieval is off: {md_escape(problem)}", icon=":material/block:")
+        choice = choice.off()
+    rerank_problem = _load(choice.rerank_model, cache.reranker_problem) if choice.rerank else None
+    if rerank_problem:
+        notes.warning(
+            f"Reranking is off: {md_escape(rerank_problem)}. Enter a local cross-encoder folder, "
+            "or download the hub model once (`huggingface-cli download MODEL`).",
+            icon=":material/warning:",
+        )
+    offered = chunker_options(choice.on)
     settings = Settings(
         corpus=corpus_name,
-        chunkers=tuple(c for c in CHUNKERS if c in chunkers) or tuple(CHUNKERS),
-        modes=tuple(m for m in MODES if m in (modes or ())) or MODES,
+        chunkers=tuple(c for c in offered if c in chunkers)
+        or tuple(c for c in DEFAULT_CHUNKERS if c in offered),
+        modes=tuple(m for m in mode_options(choice.on) if m in (modes or ())) or LEXICAL_MODES,
         size=int(size),
         budget=int(budget),
         split=split,
         headers=headers,
         resolve_refs=refs,
+        dense=choice.on,
+        late=choice.late,
+        rerank=choice.rerank,
+        rerank_model=choice.rerank_model,
+        rerank_top=choice.rerank_top,
         question=question,
+        rerank_problem=rerank_problem,
     )
     if first_run:
-        st.session_state[NOTICES_KEY] = url_notices(url, settings)
+        st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available)
     st.session_state[SETTINGS_KEY] = settings
     return settings
+
+
+def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:
+    """The chunker and retrieval-mode pickers: dense-only choices offered when dense is on."""
+    offered = chunker_options(dense)
+    chunkers = st.multiselect(
+        "Chunkers",
+        offered,
+        default=[c for c in DEFAULT_CHUNKERS if c in offered],
+        key="chunker",
+        bind=BIND,
+        help="  \n".join(f"**{CHUNKERS[c].name}**: {CHUNKERS[c].description}" for c in offered),
+    )
+    needing = [c for c in CHUNKERS if c not in offered]
+    if needing:
+        verb = "needs" if len(needing) == 1 else "need"
+        st.caption(
+            f":material/info: {', '.join(needing)} {verb} dense embeddings: turn them on under "
+            "**Dense retrieval**."
+        )
+    modes = st.segmented_control(
+        "Retrieval",
+        mode_options(dense),
+        selection_mode="multi",
+        default=list(LEXICAL_MODES),
+        key="mode",
+        bind=BIND,
+        help="flat: BM25 ranking. graph: BM25 (with dense on, the hybrid fusion) blended with "
+        "personalised PageRank over the chunk graph. dense: cosine similarity of embeddings. "
+        "hybrid: Reciprocal Rank Fusion of BM25 and dense, sum of 1/(60 + rank).",
+    )
+    if not chunkers:
+        st.caption(":material/info: No chunker chosen: showing the default ones.")
+    if not modes:
+        st.caption(":material/info: No retrieval mode chosen: showing flat and graph.")
+    return chunkers, modes
+
+
+class DenseChoice(NamedTuple):
+    """What the dense retrieval group says: whether dense is available here and on, late
+    chunking, and the reranker."""
+
+    available: bool
+    on: bool = False
+    late: bool = False
+    rerank: bool = False
+    rerank_model: str = DEFAULT_RERANKER
+    rerank_top: int = LabConfig.rerank_top
+
+    def off(self) -> DenseChoice:
+        return self._replace(on=False, late=False, rerank=False)
+
+
+def _dense_group() -> DenseChoice:
+    """The dense retrieval widgets; the reranker's only while dense is on."""
+    st.subheader("Dense retrieval")
+    available, status = embed.dense_status()
+    on = st.toggle(
+        f"Dense embeddings ({embed.DEFAULT_MODEL})",
+        value=False,
+        key="dense",
+        bind=BIND,
+        disabled=not available,
+        help="Embed every chunk and question with a sentence-transformers model: adds the dense "
+        "and hybrid modes and the chunkers that need embeddings, and seeds graph mode from "
+        "the hybrid fusion.",
+    )
+    if not available:
+        st.caption(f":material/block: Unavailable here: {md_escape(status.replace('`', ''))}.")
+        st.code(embed.INSTALL_HINT, language="bash")
+        return DenseChoice(False)
+    if not on:
+        return DenseChoice(True)
+    st.caption(md_escape(status))
+    late = st.toggle(
+        "Late chunking",
+        value=LabConfig.late,
+        key="late",
+        bind=BIND,
+        help="Embed each section whole, then pool every chunk's vector from its tokens "
+        "(Günther et al., 2024), so a chunk's vector knows its context.",
+    )
+    rerank = st.toggle(
+        "Rerank (cross-encoder)",
+        value=False,
+        key="rerank",
+        bind=BIND,
+        help="A cross-encoder reorders the top N chunks of every ranking before assembly.",
+    )
+    if not rerank:
+        return DenseChoice(True, True, late)
+    model = st.text_input(
+        "Cross-encoder",
+        value=DEFAULT_RERANKER,
+        key="rerank_model",
+        bind=BIND,
+        help="A model hub name or a local folder holding a cross-encoder.",
+    )
+    top = st.number_input(
+        "Rerank the top N",
+        *RERANK_TOP_RANGE,
+        value=LabConfig.rerank_top,
+        key="rerank_top",
+        bind=BIND,
+    )
+    return DenseChoice(True, True, late, True, model.strip() or DEFAULT_RERANKER, int(top))
+
+
+def _load(model: str, problem) -> str | None:
+    """Load ``model`` (a spinner shows while it takes long); why it cannot be had, or None."""
+    with st.spinner(f"Loading {model}…"):
+        return problem(model)
 
 
 def run(page: StreamlitPage, settings: Settings) -> None:
@@ -267,6 +443,25 @@ def current() -> Settings:
         PagesManager.uses_pages_directory = False
         st.rerun()
     return st.session_state[SETTINGS_KEY]
+
+
+def retrieval_note(settings: Settings, lead: str = "") -> str:
+    """What retrieval uses besides BM25, as markdown after ``lead``; "" with dense off."""
+    if not settings.dense:
+        return ""
+    parts = [f"dense embeddings: {embed.DEFAULT_MODEL}"]
+    if settings.late:
+        parts.append("late chunking")
+    if settings.reranker:
+        parts.append(f"reranked by {md_escape(settings.reranker)} (top {settings.rerank_top})")
+    return lead + " · ".join(parts)
+
+
+def grid(n: int, per_row: int = 2) -> list:
+    """``n`` equal columns, at most ``per_row`` side by side, row after row."""
+    if n <= per_row:
+        return list(st.columns(n))
+    return [c for start in range(0, n, per_row) for c in st.columns(per_row)[: n - start]]
 
 
 def page_selectbox(

@@ -30,7 +30,7 @@ from . import (
 )
 from .bench import run_all
 from .embed import DEFAULT_MODEL, DenseUnavailable
-from .rerank import DEFAULT_RERANKER, reranker_status
+from .rerank import DEFAULT_RERANKER, can_download, reranker_status
 from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult, embedder_for, reranker_for
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -154,6 +154,11 @@ def _add_experiment_options(p: argparse.ArgumentParser) -> None:
         f"(default {DEFAULT_RERANKER})",
     )
     p.add_argument(
+        "--download",
+        action="store_true",
+        help="allow fetching a hub reranker that is not in the local model cache",
+    )
+    p.add_argument(
         "--rerank-top",
         type=int,
         default=DEFAULTS.rerank_top,
@@ -240,7 +245,7 @@ def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
     )
 
 
-def _load_models(config: LabConfig) -> None:
+def _load_models(config: LabConfig, download: bool = False) -> None:
     """Load the embedding model and the reranker the configuration names, before any work;
     ``DenseUnavailable`` says plainly why one cannot be had. A hub reranker is used only once
     it is in the local model cache: the command line never waits on a download it cannot make."""
@@ -248,10 +253,10 @@ def _load_models(config: LabConfig) -> None:
     if config.rerank is None:
         return
     ok, status = reranker_status(config.rerank)
-    if not ok:
+    if not ok and not (download and can_download(config.rerank)):
         raise DenseUnavailable(
-            f"cannot rerank: {status}; the command line does not download models: fetch it "
-            f"once (huggingface-cli download {config.rerank}) or give a local folder: --rerank PATH"
+            f"cannot rerank: {status}; add --download to fetch it from the hub, "
+            "or give a local folder: --rerank PATH"
         )
     reranker_for(config)
 
@@ -444,7 +449,7 @@ def _emit(text: str, output: Path | None) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     config = _config(args)
     corpus = _load(args)
-    _load_models(config)
+    _load_models(config, args.download)
     result = run_lab(corpus, config)
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2) + "\n"
@@ -459,7 +464,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     config = _config(args, args.sizes)
     corpus = _load(args)
-    _load_models(config)
+    _load_models(config, args.download)
     live = sys.stderr.isatty()
     progress = _progress(sys.stderr, live) if live or args.progress else None
     result = sweep(corpus, config, budgets=args.budgets, sizes=args.sizes, progress=progress)

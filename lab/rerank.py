@@ -39,6 +39,12 @@ def reranker_status(model: str = DEFAULT_RERANKER) -> tuple[bool, str]:
     )
 
 
+def can_download(model: str) -> bool:
+    """True when ``model`` names a hub model that loading would fetch (the packages are there,
+    it is not a local folder); whether the hub can be reached is only known by trying."""
+    return not missing_modules() and not os.path.isdir(model)
+
+
 class Reranker:
     """Relevance scores of (query, text) pairs from one cross-encoder; higher is more relevant.
 

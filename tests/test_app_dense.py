@@ -130,6 +130,31 @@ def test_a_reranker_that_cannot_be_had_is_named_and_retrieval_goes_on_without_it
 
 
 @needs_dense
+def test_the_hub_reranker_is_downloaded_only_when_asked(monkeypatch, local_reranker):
+    """Offered as a button, never fetched on its own; a click fetches it, or says why not."""
+    import ui.cache
+    from lab import rerank
+
+    model = "no-such-org/no-such-cross-encoder"
+    app = open_app("pages/recall_tables.py", dense="true", rerank="true", rerank_model=model)
+    (button,) = [b for b in app.sidebar.button if b.key == "download_reranker"]
+    monkeypatch.setattr(ui.cache, "download_reranker", lambda m: f"{m} could not be reached")
+    button.click().run()
+    assert any("Download failed" in e.value for e in app.error)
+    assert settings(app).config.rerank is None
+
+    def fetched(m):  # stands in for the download: the model is then loaded and cached
+        monkeypatch.setattr(ui.cache, "reranker_status", lambda name: (True, "cached"))
+        monkeypatch.setitem(rerank._RERANKERS, m, rerank.Reranker(local_reranker))
+        return None
+
+    monkeypatch.setattr(ui.cache, "download_reranker", fetched)
+    app.sidebar.button(key="download_reranker").click().run()
+    assert not app.exception
+    assert settings(app).config.rerank == model
+
+
+@needs_dense
 def test_default_reranker_is_the_ms_marco_cross_encoder():
     app = open_app(dense="true")
     app.toggle(key="rerank").set_value(True).run()

@@ -399,7 +399,7 @@ def test_a_hub_reranker_that_is_not_here_exits_with_a_plain_reason(capsys):
         capsys, "run", "--chunker", "fixed", "--rerank", "no-such-org/no-such-cross-encoder"
     )
     assert_user_error(code, out, err, "cannot rerank", "no-such-org/no-such-cross-encoder")
-    assert "--rerank PATH" in err
+    assert "--rerank PATH" in err and "--download" in err
     assert len(err.splitlines()) == 1
 
 

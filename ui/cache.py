@@ -67,6 +67,15 @@ def reranker_problem(model: str) -> str | None:
     return None
 
 
+def download_reranker(model: str) -> str | None:
+    """Fetch and load the hub cross-encoder ``model`` (the user asked for it); why not, or None."""
+    try:
+        get_reranker(model)
+    except DenseUnavailable as exc:
+        return str(exc)
+    return None
+
+
 def corpus_names() -> list[str]:
     """Corpora this session can show: the handbook, and the user's own when one is loaded."""
     return [HANDBOOK, USER] if USER_CORPUS_KEY in st.session_state else [HANDBOOK]

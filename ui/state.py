@@ -24,7 +24,7 @@ from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.pages_manager import PagesManager
 
 from lab import CHUNKERS, DEFAULT_CHUNKERS, LEXICAL_MODES, MODES, SPLITS, LabConfig, embed
-from lab.rerank import DEFAULT_RERANKER
+from lab.rerank import DEFAULT_RERANKER, can_download
 
 from . import cache
 from .draw import md_escape
@@ -38,6 +38,7 @@ URL_KEY = "url_at_load"  # the query parameters of the session's first run; {} o
 NOTICES_KEY = "url_notices"
 LINK_KEY = "link_params"  # page-level bound widgets' values, for the share link
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
+DOWNLOAD_KEY = "download_reranker_now"  # the user asked to fetch the hub reranker
 
 NEEDS_DENSE = "needs dense=true"
 EXPECTED = {
@@ -272,9 +273,23 @@ def sidebar() -> Settings:
     if rerank_problem:
         notes.warning(
             f"Reranking is off: {md_escape(rerank_problem)}. Enter a local cross-encoder folder, "
-            "or download the hub model once (`huggingface-cli download MODEL`).",
+            "or download the hub model.",
             icon=":material/warning:",
         )
+        if can_download(choice.rerank_model):
+            notes.button(
+                "Download the reranker from the hub",
+                key="download_reranker",
+                on_click=st.session_state.__setitem__,
+                args=(DOWNLOAD_KEY, True),
+            )
+        if st.session_state.pop(DOWNLOAD_KEY, False):
+            with st.spinner(f"Downloading {choice.rerank_model}…"):
+                failed = cache.download_reranker(choice.rerank_model)
+            if failed:
+                notes.error(f"Download failed: {md_escape(failed)}", icon=":material/block:")
+            else:
+                st.rerun()
     offered = chunker_options(choice.on)
     settings = Settings(
         corpus=corpus_name,

@@ -11,11 +11,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from app_support import PAGES, open_app  # noqa: E402
+from app_support import open_app  # noqa: E402
 
 from lab import DEFAULT_BUDGETS  # noqa: E402
 
 GOAL_MS = 300
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 
 
 def rerun_ms(page: str, budgets: list[int | None]) -> str:

@@ -191,13 +191,3 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
         cols[keep][order].astype(np.int64),
         weight * cosine[keep][order],
     )
-
-
-def lexical_pairs_naive(term_weights: sp.csr_matrix, min_cosine: float = LEXICAL_MIN_COSINE):
-    """All-pairs cosine (dense); the reference the pruned version must match."""
-    dense = np.asarray(term_weights.todense())
-    norms = np.linalg.norm(dense, axis=1)
-    unit = np.divide(dense, norms[:, None], out=np.zeros_like(dense), where=norms[:, None] > 0)
-    cosine = unit @ unit.T
-    i, j = np.nonzero(np.triu(cosine >= min_cosine - 1e-12, k=1))
-    return i, j, cosine[i, j]

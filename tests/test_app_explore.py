@@ -11,15 +11,13 @@ from streamlit.testing.v1 import AppTest
 
 from lab import (
     DEFAULT_CHUNKERS,
+    LEXICAL_MODES,
     MAX_DOCUMENT_CHARS,
     LabConfig,
     build_corpus,
     build_index,
     explain,
     run_lab,
-)
-from lab import (
-    LEXICAL_MODES as MODES,
 )
 from ui import explore
 from ui.state import chunker_options
@@ -123,7 +121,7 @@ def test_chunk_graph_page_draws_the_structure_graph_for_the_first_test_question(
 def test_drilldown_page_shows_every_chunker_in_both_modes():
     at = app_on(DRILL)
     overview = at.dataframe[0].value
-    assert list(overview.columns) == list(MODES)
+    assert list(overview.columns) == list(LEXICAL_MODES)
     assert len(overview) == len(DEFAULT_CHUNKERS)
     assert len(at.tabs) == len(DEFAULT_CHUNKERS)
     assert all(
@@ -142,7 +140,7 @@ def test_corpus_page_offers_paste_and_bounded_uploads():
 # Drill-down ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", LEXICAL_MODES)
 @pytest.mark.parametrize("chunker", list(CHUNKERS))
 def test_drilldown_verdict_matches_the_lab_run(handbook, chunker, mode):
     at = app_on(DRILL, chunker=chunker, mode=mode)
@@ -165,7 +163,7 @@ def test_every_question_view_agrees_with_run_lab(handbook):
     result = run_lab(handbook, config)
     for chunker in CHUNKERS:
         index = build_index(handbook, chunker, config.size)
-        for mode in MODES:
+        for mode in LEXICAL_MODES:
             expected = {r.id: r for r in result.run(chunker, mode).questions}
             for q in handbook.questions:
                 view = explore._build_view(index, q, mode, config.budget)
@@ -320,7 +318,9 @@ def test_valid_corpus_loads_and_every_page_runs_on_it():
     at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
     assert report(at).accepted == 2 and report(at).rejected == 0
     assert at.selectbox(key="corpus").value == "your corpus"
-    assert len(at.dataframe[1].value) == len(DEFAULT_CHUNKERS) * len(MODES)  # the recall table
+    assert len(at.dataframe[1].value) == len(DEFAULT_CHUNKERS) * len(
+        LEXICAL_MODES
+    )  # the recall table
     for page in ("pages/index_overview.py", DRILL, GRAPH, "pages/recall_tables.py"):
         at.switch_page(page).run()
         assert not at.exception, page

@@ -4,8 +4,7 @@ import pandas as pd
 import pytest
 from app_support import PAGES, open_app
 
-from lab import CHUNKERS, LabConfig, build_corpus, build_index, run_lab, sweep
-from lab import LEXICAL_MODES as MODES
+from lab import CHUNKERS, LEXICAL_MODES, LabConfig, build_corpus, build_index, run_lab, sweep
 from ui import draw
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import chunker_options
@@ -30,7 +29,7 @@ def test_changing_the_budget_reruns_the_page(page):
     assert any("budget = 60" in e.value for e in [*app.caption, *app.subheader])
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", LEXICAL_MODES)
 @pytest.mark.parametrize("chunker", chunker_options(dense=False))
 def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
     app = open_app("pages/recall_tables.py", chunker=chunker, mode=mode)

@@ -318,6 +318,7 @@ def test_valid_corpus_loads_and_every_page_runs_on_it():
     at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
     assert report(at).accepted == 2 and report(at).rejected == 0
     assert at.selectbox(key="corpus").value == "your corpus"
+    # the recall table: one row per default chunker and mode
     assert len(at.dataframe[1].value) == len(DEFAULT_CHUNKERS) * len(
         LEXICAL_MODES
     )  # the recall table

@@ -92,7 +92,6 @@ class _Locator:
 
     def __init__(self, text: str):
         words = list(_WORD.finditer(text))
-        self.text = text
         self.flat = " ".join(m.group() for m in words)
         if not words:
             self.offsets = np.zeros(0, dtype=np.int64)

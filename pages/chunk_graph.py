@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import cache, explore, state
+from ui import cache, context, graph, state
 from ui.draw import md_escape
 
 settings = state.current()
@@ -32,18 +32,18 @@ with left:
 with right:
     types = st.pills(
         "Edge types",
-        list(explore.EDGE_COLORS),
+        list(graph.EDGE_COLORS),
         selection_mode="multi",
-        default=list(explore.EDGE_COLORS),
+        default=list(graph.EDGE_COLORS),
         key="graph_edges",
     )
-view = explore.graph_view(corpus, settings.config, chunker, settings.question)
-q = explore.question(corpus, settings.question)
+view = graph.graph_view(corpus, settings.config, chunker, settings.question)
+q = context.question(corpus, settings.question)
 
 if view.total == 0:
     st.info("This chunker made no chunks of the corpus.")
 else:
-    explore.edge_metrics(corpus, settings.config, chunker, view)
+    graph.edge_metrics(corpus, settings.config, chunker, view)
     if q is None:
         st.info("No question chosen: node sizes are uniform. Pick a question in the sidebar.")
     else:
@@ -53,14 +53,14 @@ else:
             f"The graph has {view.total:,} chunks; this shows {len(view.nodes):,}: the "
             "question's seeds, picks and evidence holders and the best-ranked others."
         )
-    chosen = explore.chosen_node(view)
+    chosen = graph.chosen_node(view)
     st.vega_lite_chart(
-        spec=explore.graph_spec(
+        spec=graph.graph_spec(
             corpus, settings.config, chunker, settings.question, tuple(types or ()), chosen
         ),
         width="stretch",
-        key=explore.CHART_KEY,
-        on_select=explore.node_clicked,
+        key=graph.CHART_KEY,
+        on_select=graph.node_clicked,
         selection_mode="node",
     )
     st.caption(
@@ -69,4 +69,4 @@ else:
         "seed. Numbers are chunk numbers; ▼ marks the chunk shown below. Click a chunk to read "
         "it (double-click clears)."
     )
-    explore.chunk_panel(corpus, settings.config, chunker, view, settings.question)
+    graph.chunk_panel(corpus, settings.config, chunker, view, settings.question)

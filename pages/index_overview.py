@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lab import CHUNKERS
-from ui import cache, draw, state
+from ui import cache, draw, overview, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -11,14 +11,14 @@ result = cache.lab(corpus, settings.config)
 
 st.title("Index overview")
 st.caption(f"Corpus: {draw.md_escape(corpus.name)}")
-draw.corpus_summary(corpus)
+overview.corpus_summary(corpus)
 
 st.subheader("Index statistics")
 st.caption(
     f"Chunk size L = {settings.size} characters; budget = {settings.budget} words."
     + state.retrieval_note(settings, " Retrieval: ")
 )
-st.dataframe(draw.index_table(result), column_config=draw.INDEX_COLUMNS, hide_index=True)
+st.dataframe(overview.index_table(result), column_config=overview.INDEX_COLUMNS, hide_index=True)
 
 st.subheader("Boundary map")
 names = state.chunker_options(settings.dense)
@@ -41,12 +41,12 @@ if any(c.search_source for c in index.chunks):
         "**parents** row), once per context."
     )
 view = ("map", chunker, doc, settings.config)
-strip = cache.view(corpus, (*view, "strip"), draw.strip_data, index, doc, settings.budget)
-draw.chart(cache.spec(draw.boundary_strip), **strip)
+strip = cache.view(corpus, (*view, "strip"), overview.strip_data, index, doc, settings.budget)
+draw.chart(cache.spec(overview.boundary_strip), **strip)
 text_chars = len(corpus.documents[doc].text)
-if text_chars > draw.MAP_CHARS:
+if text_chars > overview.MAP_CHARS:
     st.info(
         f"The document has {text_chars:,} characters; the map below shows the first "
-        f"{draw.MAP_CHARS:,}. The strip above covers all of it."
+        f"{overview.MAP_CHARS:,}. The strip above covers all of it."
     )
-st.html(cache.view(corpus, (*view, "text"), draw.boundary_html, index, doc, settings.budget))
+st.html(cache.view(corpus, (*view, "text"), overview.boundary_html, index, doc, settings.budget))

@@ -3,12 +3,12 @@
 import streamlit as st
 
 from lab import CHUNKERS
-from ui import cache, explore, state
+from ui import cache, context, drilldown, state
 from ui.draw import md_escape
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
-q = explore.question(corpus, settings.question)
+q = context.question(corpus, settings.question)
 
 st.title("Question drill-down")
 if q is None:
@@ -24,15 +24,15 @@ else:
         f"L = {settings.size} characters · budget = {settings.budget} words"
         + state.retrieval_note(settings, " · ")
     )
-    explore.evidence_list(corpus, q)
+    drilldown.evidence_list(corpus, q)
 
     views = {
-        (chunker, mode): explore.view(corpus, settings.config, chunker, mode, q.id)
+        (chunker, mode): drilldown.view(corpus, settings.config, chunker, mode, q.id)
         for chunker in settings.chunkers
         for mode in settings.modes
     }
     st.subheader("Every configuration")
-    st.dataframe(explore.overview(views, settings.chunkers, settings.modes))
+    st.dataframe(drilldown.overview(views, settings.chunkers, settings.modes))
     st.caption(
         "complete: all the evidence is in the context · partial: some of it · miss: none. "
         "After the dot: why the missing evidence missed."
@@ -45,4 +45,4 @@ else:
             st.caption(f"**{CHUNKERS[chunker].label}.** {CHUNKERS[chunker].description}")
             for column, v in zip(state.grid(len(mine)), mine, strict=True):
                 with column:
-                    explore.draw_view(v, rows=max(len(m.ranking) for m in mine))
+                    drilldown.draw_view(v, rows=max(len(m.ranking) for m in mine))

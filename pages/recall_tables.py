@@ -4,12 +4,12 @@ import json
 
 import streamlit as st
 
-from ui import cache, draw, state
+from ui import cache, draw, recall, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
 result = cache.lab(corpus, settings.config)
-table = draw.recall_table(result)
+table = recall.recall_table(result)
 
 st.title("Recall tables")
 st.caption(
@@ -21,15 +21,17 @@ if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-draw.headline(table)
-st.dataframe(table, column_config=draw.RECALL_COLUMNS, hide_index=True)
-draw.chart(cache.spec(draw.recall_chart), rows=draw.recall_data(table))
+recall.headline(table)
+st.dataframe(table, column_config=recall.RECALL_COLUMNS, hide_index=True)
+draw.chart(cache.spec(recall.recall_chart), rows=recall.recall_data(table))
 
 st.subheader("Question × configuration")
-verdicts = cache.view(corpus, ("verdicts", settings.config), draw.verdict_data, result, corpus)
-draw.chart(cache.spec(draw.verdict_matrix), rows=verdicts)
-if len(corpus.split(settings.split)) > draw.MATRIX_QUESTIONS:
-    st.info(f"The matrix shows the first {draw.MATRIX_QUESTIONS} questions; the exports hold all.")
+verdicts = cache.view(corpus, ("verdicts", settings.config), recall.verdict_data, result, corpus)
+draw.chart(cache.spec(recall.verdict_matrix), rows=verdicts)
+if len(corpus.split(settings.split)) > recall.MATRIX_QUESTIONS:
+    st.info(
+        f"The matrix shows the first {recall.MATRIX_QUESTIONS} questions; the exports hold all."
+    )
 
 st.subheader("Export")
 draw.downloads(

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from lab import DEFAULT_BUDGETS, DEFAULT_SIZES
-from ui import cache, draw, state
+from ui import cache, draw, state, sweeps
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -17,7 +17,7 @@ st.title("Sweep charts")
 st.caption(
     f"{settings.split} questions · budgets {', '.join(map(str, budgets))} words · sizes "
     f"{', '.join(map(str, sizes))} characters. Solid lines: complete recall; dashed: partial. "
-    f"A red ✕ marks a point where {draw.NO_FIT}." + state.retrieval_note(settings, " Retrieval: ")
+    f"A red ✕ marks a point where {sweeps.NO_FIT}." + state.retrieval_note(settings, " Retrieval: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
@@ -44,13 +44,13 @@ for x, held, value, title in lines:
     part = frame[frame[held] == value]
     for column, mode in zip(state.grid(len(settings.modes)), settings.modes, strict=True):
         with column:
-            data = cache.view(corpus, (grid, x, mode), draw.sweep_data, part, mode)
-            draw.chart(cache.spec(draw.sweep_lines, x, mode, settings.chunkers), rows=data)
+            data = cache.view(corpus, (grid, x, mode), sweeps.sweep_data, part, mode)
+            draw.chart(cache.spec(sweeps.sweep_lines, x, mode, settings.chunkers), rows=data)
 
 st.subheader("Budget × size")
 measure = state.page_selectbox("Heatmap shows", ["complete", "partial"], key="heat")
-data = cache.view(corpus, (grid, measure), draw.heatmap_data, frame, measure)
-draw.chart(cache.spec(draw.sweep_heatmap, measure, settings.chunkers), stretch=False, rows=data)
+data = cache.view(corpus, (grid, measure), sweeps.heatmap_data, frame, measure)
+draw.chart(cache.spec(sweeps.sweep_heatmap, measure, settings.chunkers), stretch=False, rows=data)
 
 st.subheader("Export")
 draw.downloads(

@@ -9,6 +9,8 @@ from lab import CHUNKERS, LEXICAL_MODES, MODES, embed
 from lab.rerank import DEFAULT_RERANKER
 from ui import draw
 
+pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
+
 PAGES = (
     "pages/index_overview.py",
     "pages/recall_tables.py",

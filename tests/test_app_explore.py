@@ -19,8 +19,10 @@ from lab import (
     explain,
     run_lab,
 )
-from ui import explore
+from ui import context, drilldown, graph
 from ui.state import chunker_options
+
+pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
 CHUNKERS = chunker_options(dense=False)  # every chunker that runs without embeddings
 
@@ -166,7 +168,7 @@ def test_every_question_view_agrees_with_run_lab(handbook):
         for mode in LEXICAL_MODES:
             expected = {r.id: r for r in result.run(chunker, mode).questions}
             for q in handbook.questions:
-                view = explore._build_view(index, q, mode, config.budget)
+                view = drilldown._build_view(index, q, mode, config.budget)
                 assert view.verdict == expected[q.id].verdict
                 assert [e.diagnosis for e in view.evidence] == [
                     e.diagnosis for e in expected[q.id].evidence
@@ -193,7 +195,7 @@ def test_evidence_inside_a_resolved_reference_is_highlighted_whole(harbour):
     index = build_index(harbour, "structure", 450, resolve_refs=True)
     swimming = next(c for c in index.chunks if "Swimming" in c.text)
     spans = [(e.start, e.end) for e in harbour.questions[0].evidence]
-    parts = explore.segments(swimming, DOCUMENT, spans)
+    parts = context.segments(swimming, DOCUMENT, spans)
     assert "".join(p.text for p in parts) == swimming.text
     marked = {p.number: p.text for p in parts if p.kind == "evidence"}
     assert marked == {n + 1: e.text for n, e in enumerate(harbour.questions[0].evidence)}
@@ -205,7 +207,7 @@ def test_evidence_cut_by_a_window_is_marked_as_a_part(harbour):
     index = build_index(harbour, "fixed", 60, overlap=10)
     ev = harbour.questions[1].evidence[0]
     cut = next(c for c in index.chunks if c.start < ev.end and ev.start < c.end)
-    parts = explore.segments(cut, DOCUMENT, [(ev.start, ev.end)])
+    parts = context.segments(cut, DOCUMENT, [(ev.start, ev.end)])
     pieces = [p.text for p in parts if p.kind == "part"]
     assert pieces and all(piece in ev.text for piece in pieces)
     assert not [p for p in parts if p.kind == "evidence"]
@@ -228,7 +230,7 @@ def test_document_text_is_escaped_in_the_context():
         ),
     )
     index = build_index(corpus, "structure", 450)
-    view = explore._build_view(index, corpus.questions[0], "flat", 120)
+    view = drilldown._build_view(index, corpus.questions[0], "flat", 120)
     assert "<script>" not in view.context_html and "<b>" not in view.context_html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in view.context_html
 
@@ -237,8 +239,8 @@ def test_document_text_is_escaped_in_the_context():
 
 
 def test_switching_references_off_removes_only_the_reference_edges(handbook):
-    on = explore.graph_view(handbook, LabConfig(resolve_refs=True), "structure", "q07")
-    off = explore.graph_view(handbook, LabConfig(resolve_refs=False), "structure", "q07")
+    on = graph.graph_view(handbook, LabConfig(resolve_refs=True), "structure", "q07")
+    off = graph.graph_view(handbook, LabConfig(resolve_refs=False), "structure", "q07")
     assert (on.edges["type"] == "xref").sum() == on.counts["xref"] > 0
     assert (off.edges["type"] == "xref").sum() == off.counts["xref"] == 0
     assert on.counts["adjacency"] == off.counts["adjacency"]
@@ -247,8 +249,8 @@ def test_switching_references_off_removes_only_the_reference_edges(handbook):
 
 def test_graph_marks_seeds_picks_evidence_and_sizes_by_pagerank(handbook):
     config = LabConfig()
-    view = explore.graph_view(handbook, config, "structure", "q07")
-    q = explore.question(handbook, "q07")
+    view = graph.graph_view(handbook, config, "structure", "q07")
+    q = context.question(handbook, "q07")
     ex = explain(build_index(handbook, "structure", config.size), q, "graph", config.budget)
     nodes = view.nodes.set_index("k")
     assert set(nodes.index[nodes["seed"] == "seed"]) == set(ex.ranking.seeds)
@@ -261,19 +263,19 @@ def test_graph_marks_seeds_picks_evidence_and_sizes_by_pagerank(handbook):
 
 
 def test_graph_layout_is_deterministic(handbook):
-    first = explore.graph_view(handbook, LabConfig(size=350), "fixed", "q07")
-    explore._layout[0].clear()
-    explore._graph_view[0].clear()
-    again = explore.graph_view(handbook, LabConfig(size=350), "fixed", "q07")
+    first = graph.graph_view(handbook, LabConfig(size=350), "fixed", "q07")
+    graph._layout[0].clear()
+    graph._graph_view[0].clear()
+    again = graph.graph_view(handbook, LabConfig(size=350), "fixed", "q07")
     assert np.allclose(first.nodes[["x", "y"]], again.nodes[["x", "y"]])
 
 
 def test_large_graph_shows_the_questions_neighbourhood(handbook):
-    view = explore.graph_view(handbook, LabConfig(size=100, budget=40), "sentence", "q07")
+    view = graph.graph_view(handbook, LabConfig(size=100, budget=40), "sentence", "q07")
     ex = explain(
-        build_index(handbook, "sentence", 100), explore.question(handbook, "q07"), "graph", 40
+        build_index(handbook, "sentence", 100), context.question(handbook, "q07"), "graph", 40
     )
-    assert len(view.nodes) == min(view.total, explore.MAX_NODES)
+    assert len(view.nodes) == min(view.total, graph.MAX_NODES)
     assert set(ex.ranking.seeds) | set(ex.context.picked) <= set(view.nodes["k"])
 
 

@@ -5,9 +5,11 @@ import pytest
 from app_support import PAGES, open_app
 
 from lab import CHUNKERS, LEXICAL_MODES, LabConfig, build_corpus, build_index, run_lab, sweep
-from ui import draw
+from ui import draw, overview, recall, sweeps
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import chunker_options
+
+pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
 TITLES = dict(zip(PAGES, ("Index overview", "Recall tables", "Sweep charts"), strict=True))
 
@@ -92,12 +94,12 @@ def test_pages_run_on_a_users_corpus_even_on_a_split_without_questions():
 
 def test_every_chart_template_is_a_valid_vega_lite_spec():
     templates = [
-        draw.recall_chart(),
-        draw.verdict_matrix(),
-        draw.boundary_strip(),
-        draw.sweep_lines("budget", "flat", tuple(CHUNKERS)),
-        draw.sweep_lines("size", "graph", ("structure",)),
-        draw.sweep_heatmap("partial", tuple(CHUNKERS)),
+        recall.recall_chart(),
+        recall.verdict_matrix(),
+        overview.boundary_strip(),
+        sweeps.sweep_lines("budget", "flat", tuple(CHUNKERS)),
+        sweeps.sweep_lines("size", "graph", ("structure",)),
+        sweeps.sweep_heatmap("partial", tuple(CHUNKERS)),
     ]
     for chart in templates:
         assert chart.to_dict(validate=True)["$schema"].startswith("https://vega.github.io/schema")
@@ -109,16 +111,16 @@ def test_chart_data_fill_the_named_datasets_of_their_templates(handbook):
     index = build_index(handbook, "fixed", 450)
     frame = pd.DataFrame(sweep(handbook, LabConfig(), budgets=(40, 120), sizes=(250, 450)).rows)
     pairs = [
-        (draw.recall_chart(), {"rows": draw.recall_data(draw.recall_table(result))}),
-        (draw.verdict_matrix(), {"rows": draw.verdict_data(result, handbook)}),
-        (draw.boundary_strip(), draw.strip_data(index, 0, 120)),
+        (recall.recall_chart(), {"rows": recall.recall_data(recall.recall_table(result))}),
+        (recall.verdict_matrix(), {"rows": recall.verdict_data(result, handbook)}),
+        (overview.boundary_strip(), overview.strip_data(index, 0, 120)),
         (
-            draw.sweep_lines("budget", "flat", tuple(CHUNKERS)),
-            {"rows": draw.sweep_data(frame, "flat")},
+            sweeps.sweep_lines("budget", "flat", tuple(CHUNKERS)),
+            {"rows": sweeps.sweep_data(frame, "flat")},
         ),
         (
-            draw.sweep_heatmap("complete", tuple(CHUNKERS)),
-            {"rows": draw.heatmap_data(frame, "complete")},
+            sweeps.sweep_heatmap("complete", tuple(CHUNKERS)),
+            {"rows": sweeps.heatmap_data(frame, "complete")},
         ),
     ]
     for chart, data in pairs:
@@ -169,13 +171,13 @@ def _fields_by_dataset(spec, current: str | None = None) -> dict[str, set[str]]:
 def test_boundary_map_escapes_document_text():
     text = "# T\n\n## 1 A\n\n### 1.1 B\n\n<script>alert('x')</script> & <b>bold</b> stays text.\n"
     corpus = build_corpus({"evil": text}, None)
-    page = draw.boundary_html(build_index(corpus, "sentence", 200), 0, 120)
+    page = overview.boundary_html(build_index(corpus, "sentence", 200), 0, 120)
     assert "<script>" not in page and "<b>" not in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
 
 
 def test_boundary_map_marks_starts_ends_overlaps_headings_and_evidence(handbook):
-    page = draw.boundary_html(build_index(handbook, "fixed", 450), 0, 120)
+    page = overview.boundary_html(build_index(handbook, "fixed", 450), 0, 120)
     chunks = build_index(handbook, "fixed", 450).chunks
     assert page.count('class="cl-b') == len(chunks) + 3  # a badge per chunk, three in the legend
     assert page.count('class="cl-end"') == len(chunks) + 1
@@ -187,25 +189,25 @@ def test_boundary_map_flags_chunks_that_never_fit_the_budget(handbook):
     index = build_index(handbook, "structure", 450)
     never = sum(c.words > 30 for c in index.chunks)
     assert never > 0
-    page = draw.boundary_html(index, 0, 30)
+    page = overview.boundary_html(index, 0, 30)
     assert page.count("cl-b cl-nofit") == never + 1  # plus the legend's
 
 
 def test_boundary_map_is_bounded_for_a_big_document():
     text = "# Big\n\n" + "A sentence of filler words goes here. " * 4000
     corpus = build_corpus({"big": text}, None)
-    page = draw.boundary_html(build_index(corpus, "fixed", 450), 0, 120)
-    assert len(text) > draw.MAP_CHARS
+    page = overview.boundary_html(build_index(corpus, "fixed", 450), 0, 120)
+    assert len(text) > overview.MAP_CHARS
     assert page.count("filler") < text.count("filler")
-    assert len(page) < 40 * draw.MAP_CHARS
+    assert len(page) < 40 * overview.MAP_CHARS
 
 
 def test_sweep_marks_points_where_no_chunk_fits(handbook):
     rows = sweep(handbook, LabConfig(chunkers=("structure",)), budgets=(10, 400), sizes=(450,)).rows
     frame = pd.DataFrame(rows)
-    data = draw.sweep_data(frame, "flat")
-    assert set(zip(data["budget"], data["fit"], strict=True)) == {(10, draw.NO_FIT), (400, "")}
-    assert set(draw.heatmap_data(frame, "complete")["label"].loc[frame["budget"] == 10]) == {"✕"}
+    data = sweeps.sweep_data(frame, "flat")
+    assert set(zip(data["budget"], data["fit"], strict=True)) == {(10, sweeps.NO_FIT), (400, "")}
+    assert set(sweeps.heatmap_data(frame, "complete")["label"].loc[frame["budget"] == 10]) == {"✕"}
 
 
 def test_markdown_escape_keeps_text_literal():

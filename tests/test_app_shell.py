@@ -10,6 +10,8 @@ from lab import DEFAULT_CHUNKERS, build_corpus
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import Settings, chunker_options, url_notices
 
+pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
+
 
 def settings(app) -> Settings:
     return app.session_state["settings"]

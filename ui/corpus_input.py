@@ -16,7 +16,7 @@ import streamlit as st
 from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, build_corpus
 from lab.corpus import decode_text
 
-from . import cache, draw
+from . import cache, recall
 from .draw import md_escape
 
 DOC = "yc_document"
@@ -262,7 +262,9 @@ def draw_run(mine: Corpus, settings) -> None:
         st.error(f"The lab could not run on this corpus: {md_escape(str(exc))}")
         return
     if questions:
-        st.dataframe(draw.recall_table(result), column_config=draw.RECALL_COLUMNS, hide_index=True)
+        st.dataframe(
+            recall.recall_table(result), column_config=recall.RECALL_COLUMNS, hide_index=True
+        )
     else:
         st.info(f"No {settings.split} questions: choose another split in the sidebar.")
     for col, (path, label) in zip(st.columns(len(PAGES)), PAGES.items(), strict=True):

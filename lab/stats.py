@@ -1,0 +1,67 @@
+"""Uncertainty of recall figures: Wilson intervals, the exact McNemar test and a paired bootstrap.
+
+A recall over n questions is a proportion of n yes/no verdicts, so with a few dozen questions
+one question moves it by several points. These are the standard tools for saying how much a
+figure, or a difference between two configurations on the same questions, can be trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+CONFIDENCE = 0.95
+RESAMPLES = 10_000
+SEED = 0
+
+
+def wilson_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Wilson score interval of the proportion ``k / n`` (Wilson 1927); ``(0, 1)`` for n = 0."""
+    if n == 0:
+        return 0.0, 1.0
+    if not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def mcnemar_exact(fixed: int, broken: int) -> float:
+    """Two-sided p-value of the exact McNemar test: under "no difference" each of the
+    ``fixed + broken`` discordant questions is equally likely to go either way (binomial, p = 0.5).
+    1.0 when no question changed."""
+    if fixed < 0 or broken < 0:
+        raise ValueError(f"counts must be >= 0, got fixed={fixed}, broken={broken}")
+    if fixed + broken == 0:
+        return 1.0
+    return float(stats.binomtest(fixed, fixed + broken, 0.5).pvalue)
+
+
+def paired_bootstrap(
+    a: Sequence[bool],
+    b: Sequence[bool],
+    confidence: float = CONFIDENCE,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``mean(b) - mean(a)`` over questions resampled in pairs
+    (each question keeps its two verdicts). Seeded: the same inputs give the same interval."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("a and b must be verdicts of the same questions")
+    if len(a) == 0:
+        return 0.0, 0.0
+    diff = b - a
+    if np.all(diff == diff[0]):
+        return float(diff[0]), float(diff[0])
+    result = stats.bootstrap(
+        (diff,),
+        np.mean,
+        n_resamples=resamples,
+        confidence_level=confidence,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)

@@ -1,0 +1,287 @@
+"""The index overview page's views: corpus summary, index statistics and the boundary map.
+
+Document text reaches the boundary map only through :func:`html.escape`."""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections import defaultdict
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from lab import CHUNKERS, Chunk, Corpus, Index, LabResult
+
+from .draw import percent
+
+MAP_CHARS = 20_000  # the boundary map shows at most this many characters of a document
+
+
+def index_table(result: LabResult) -> pd.DataFrame:
+    frame = result.index_frame()
+    frame.insert(1, "label", frame["chunker"].map(lambda c: CHUNKERS[c].label))
+    return frame
+
+
+INDEX_COLUMNS = {
+    "chunker": st.column_config.TextColumn("Chunker"),
+    "label": st.column_config.TextColumn("Method"),
+    "chunks": st.column_config.NumberColumn("Chunks"),
+    "mean_chars": st.column_config.NumberColumn("Mean chars", format="%.0f"),
+    "max_chars": st.column_config.NumberColumn("Max chars"),
+    "index_ratio": st.column_config.NumberColumn(
+        "Index / document",
+        format="%.2f×",
+        help="Characters of chunk text per character of the corpus.",
+    ),
+    "evidence_intact": percent(
+        "Evidence intact", "green", "Evidence spans some chunk holds whole."
+    ),
+    "heading_starts": percent("Start at a heading", "blue", "Chunks that begin at a heading line."),
+    "over_size": st.column_config.NumberColumn(
+        "Over size", help="Chunks whose body is longer than L."
+    ),
+    "over_budget": st.column_config.NumberColumn(
+        "Never fit", help="Chunks longer than the budget in words: they can never be retrieved."
+    ),
+    "objective": st.column_config.NumberColumn(
+        "Objective", format="%.2f", help="QES DP objective."
+    ),
+}
+
+
+def corpus_summary(corpus: Corpus) -> None:
+    docs = corpus.documents
+    cols = st.columns(6)
+    cols[0].metric("Documents", len(docs))
+    cols[1].metric("Characters", f"{sum(len(d.text) for d in docs):,}")
+    cols[2].metric("Units", f"{sum(len(d.units) for d in docs):,}")
+    cols[3].metric("Provisions", f"{sum(len(d.provisions) for d in docs):,}")
+    cols[4].metric("Test questions", len(corpus.split("test")))
+    cols[5].metric("Train questions", len(corpus.split("train")))
+    if corpus.errors:
+        with st.expander(f"{len(corpus.errors)} input problems", icon=":material/warning:"):
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {"severity": e.severity, "question": e.question, "message": e.message}
+                        for e in corpus.errors
+                    ]
+                ),
+                hide_index=True,
+            )
+
+
+# Boundary map -----------------------------------------------------------------------------------
+
+MAP_STYLE = """
+<style>
+.cl-legend span, .cl-map span { border-radius: 3px; }
+.cl-legend { font-size: 0.85rem; margin-bottom: 0.4rem; line-height: 2; }
+.cl-legend .cl-i { margin-right: 1.2rem; white-space: nowrap; }
+.cl-legend .cl-c0, .cl-legend .cl-c1, .cl-legend .cl-ov { padding: 1px 6px; }
+.cl-map { white-space: pre-wrap; font-size: 0.88rem; line-height: 1.9; max-height: 640px;
+          overflow-y: auto; padding: 0.6rem 0.8rem; border: 1px solid #dde2ee; border-radius: 6px; }
+.cl-c0 { background: #e7f0ff; } .cl-c1 { background: #fff1dc; }
+.cl-ov { background: repeating-linear-gradient(135deg, #d7c8ff 0 4px, #efe8ff 4px 8px); }
+.cl-ev { text-decoration: underline 2.5px #2f9e44; text-underline-offset: 3px; }
+.cl-hd { font-weight: 700; color: #1e3a8a; }
+.cl-b { display: inline-block; font-size: 0.68rem; line-height: 1.2; padding: 0 4px; margin: 0 2px;
+        background: #475569; color: #fff; vertical-align: 2px; font-weight: 600; }
+.cl-b.cl-big { background: #e8590c; } .cl-b.cl-nofit { background: #c92a2a; }
+.cl-end { color: #475569; font-weight: 800; font-size: 1.05rem; }
+</style>
+"""
+
+LEGEND = (
+    '<div class="cl-legend">'
+    '<span class="cl-i"><span class="cl-c0">chunk</span> '
+    '<span class="cl-c1">next chunk</span></span>'
+    '<span class="cl-i"><span class="cl-ov">overlap</span></span>'
+    '<span class="cl-i"><span class="cl-hd">heading</span></span>'
+    '<span class="cl-i"><span class="cl-ev">evidence</span></span>'
+    '<span class="cl-i"><span class="cl-b">7</span> chunk 7 starts</span>'
+    '<span class="cl-i"><span class="cl-end">⟩</span> a chunk ends</span>'
+    '<span class="cl-i"><span class="cl-b cl-big">7 L+</span> longer than L</span>'
+    '<span class="cl-i"><span class="cl-b cl-nofit">7 ✕</span> '
+    "longer than the budget: never fits</span>"
+    "</div>"
+)
+
+
+def retrieved_span(chunk: Chunk) -> tuple[int, int]:
+    """The range of the document a chunk is retrieved by: its body, or the child a parent-child
+    chunk is matched on (it delivers its parent)."""
+    return chunk.search_source or (chunk.start, chunk.end)
+
+
+def _badge(number: int, chunk: Chunk, size: int, budget: int) -> str:
+    start, end = retrieved_span(chunk)
+    flags, marks = [], []
+    if end - start > size:
+        flags.append("cl-big")
+        marks.append(" L+")
+    if chunk.words > budget:
+        flags.append("cl-nofit")
+        marks.append(" ✕")
+    extra = len(chunk.source) - 1
+    parent = (
+        f"; delivers its parent, characters {chunk.start}-{chunk.end}"
+        if chunk.search_source
+        else ""
+    )
+    title = (
+        f"{chunk.id}: characters {start}-{end} ({end - start} chars){parent}, "
+        f"{chunk.words} words{f', +{extra} cited excerpts' if extra else ''}"
+        f"{'; longer than L' if end - start > size else ''}"
+        f"{'; longer than the budget: can never be retrieved' if chunk.words > budget else ''}"
+    )
+    return (
+        f'<span class="cl-b {" ".join(flags)}" title="{html.escape(title)}">'
+        f"{number}{''.join(marks)}</span>"
+    )
+
+
+def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -> str:
+    """The document as HTML: chunk bodies as alternating backgrounds, overlaps hatched, headings
+    bold, evidence underlined, a numbered badge where each chunk starts (flagged when longer than
+    L or than the budget), ``⟩`` where one ends. All document text is HTML-escaped."""
+    document = index.corpus.documents[doc]
+    text = document.text[:limit]
+    n = len(text)
+    chunks = [c for c in index.chunks if c.doc == doc and retrieved_span(c)[0] < n]
+    evidence = {
+        (e.start, e.end) for q in index.corpus.questions for e in q.evidence if e.doc == doc
+    }
+    headings = {(u.start, u.end) for u in document.units if u.kind == "heading"}
+    # Sweep over every boundary: +1 where a span opens, -1 where it closes.
+    events: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # evidence, heading
+    for kind, spans in enumerate((evidence, headings)):
+        for start, end in spans:
+            if start < n:
+                events[start][kind] += 1
+                events[min(end, n)][kind] -= 1
+    starts: dict[int, list[int]] = defaultdict(list)
+    ends: dict[int, int] = defaultdict(int)
+    spans = [retrieved_span(c) for c in chunks]
+    for k, (start, end) in enumerate(spans):
+        starts[start].append(k)
+        ends[min(end, n)] += 1
+    points = sorted({0, n} | events.keys() | starts.keys() | ends.keys())
+    active: set[int] = set()
+    inside = [0, 0]
+    parts = [MAP_STYLE, LEGEND, '<div class="cl-map">']
+    for a, b in itertools.pairwise(points):
+        parts.append('<span class="cl-end">⟩</span>' * ends.get(a, 0))
+        if a in ends:
+            active = {k for k in active if spans[k][1] > a}
+        for k in starts.get(a, ()):
+            active.add(k)
+            parts.append(_badge(k, chunks[k], index.size, budget))
+        if a in events:
+            inside = [i + d for i, d in zip(inside, events[a], strict=True)]
+        classes = []
+        if len(active) > 1:
+            classes.append("cl-ov")
+        elif active:
+            classes.append(f"cl-c{min(active) % 2}")
+        if inside[0] > 0:
+            classes.append("cl-ev")
+        if inside[1] > 0:
+            classes.append("cl-hd")
+        piece = html.escape(text[a:b])
+        parts.append(f'<span class="{" ".join(classes)}">{piece}</span>' if classes else piece)
+    parts.append('<span class="cl-end">⟩</span>' * ends.get(n, 0))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+STRIP_ROWS = ("headings", "parents", "chunks A", "chunks B", "evidence")
+STATUS_COLORS = {"fits": "#4c6ef5", "longer than L": "#e8590c", "never fits the budget": "#c92a2a"}
+MARK_COLORS = {"headings": "#1e3a8a", "parents": "#868e96", "evidence": "#2f9e44"}
+
+
+def strip_data(index: Index, doc: int, budget: int) -> dict[str, pd.DataFrame]:
+    """The boundary strip's ``chunks`` (alternating lanes, so overlaps show; parent-child
+    chunks by their children) and ``marks`` (headings, evidence spans, and the parents that
+    parent-child chunks deliver) of one document."""
+    document = index.corpus.documents[doc]
+    chunks = [c for c in index.chunks if c.doc == doc]
+    spans = [retrieved_span(c) for c in chunks]
+    status = [
+        "never fits the budget"
+        if c.words > budget
+        else "longer than L"
+        if end - start > index.size
+        else "fits"
+        for c, (start, end) in zip(chunks, spans, strict=True)
+    ]
+    evidence = sorted(
+        {e for q in index.corpus.questions for e in q.evidence if e.doc == doc},
+        key=lambda e: e.start,
+    )
+    headings = [u for u in document.units if u.kind == "heading"]
+    parents = sorted({c.source[0] for c in chunks if c.search_source})
+    marks = (
+        [("headings", u.start, u.end, document.text[u.start : u.end][:80]) for u in headings]
+        + [("parents", s, e, f"delivered parent, {e - s} chars") for s, e in parents]
+        + [("evidence", e.start, e.end, e.text[:80]) for e in evidence]
+    )
+    return {
+        "chunks": pd.DataFrame(
+            {
+                "chunk": [c.id for c in chunks],
+                "row": [STRIP_ROWS[2 + k % 2] for k in range(len(chunks))],
+                "start": [start for start, _ in spans],
+                "end": [end for _, end in spans],
+                "chars": [end - start for start, end in spans],
+                "words": [c.words for c in chunks],
+                "status": status,
+            }
+        ),
+        "marks": pd.DataFrame(marks, columns=["row", "start", "end", "what"]),
+    }
+
+
+def boundary_strip() -> alt.LayerChart:
+    """Chunk extents along the document with headings and evidence spans on their own rows.
+    Data: :func:`strip_data`."""
+    x = alt.X("start:Q", title="character offset", scale=alt.Scale(nice=False, zero=True))
+    y = alt.Y("row:N", sort=list(STRIP_ROWS), title=None)
+    chunk_bars = (
+        alt.Chart(alt.Data(name="chunks"))
+        .mark_bar(height={"band": 0.8}, stroke="white", strokeWidth=0.5)
+        .encode(
+            x=x,
+            x2="end:Q",
+            y=y,
+            color=alt.Color(
+                "status:N",
+                scale=alt.Scale(domain=list(STATUS_COLORS), range=list(STATUS_COLORS.values())),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=["chunk:N", "start:Q", "end:Q", "chars:Q", "words:Q", "status:N"],
+        )
+    )
+    marks = (
+        alt.Chart(alt.Data(name="marks"))
+        .mark_bar(height={"band": 0.8}, minBandSize=2, stroke="white", strokeWidth=0.5)
+        .encode(
+            x=x,
+            x2="end:Q",
+            y=y,
+            color=alt.Color(
+                "row:N",
+                scale=alt.Scale(domain=list(MARK_COLORS), range=list(MARK_COLORS.values())),
+                legend=None,
+            ),
+            tooltip=["row:N", "start:Q", "end:Q", "what:N"],
+        )
+    )
+    return (
+        alt.layer(chunk_bars, marks)
+        .resolve_scale(color="independent")
+        .properties(height=alt.Step(26))
+    )

@@ -133,8 +133,8 @@ class Index:
 
 def chunk_tokens(doc, chunk: Chunk) -> list[str]:
     """``tokenize(chunk.text)``, reusing the document's unit tokens for the body."""
-    if chunk.search is not None:
-        return tokenize(chunk.search)
+    if chunk.search is not None or chunk.layout is not None:
+        return tokenize(chunk.search_text)
     start, end = chunk.source[0]
     tail = chunk.text[len(chunk.prefix) + end - start :]
     return [*prefix_tokens(chunk.prefix), *doc.tokens(start, end), *tokenize(tail)]

@@ -4,14 +4,18 @@ Units are the atoms every chunker cuts on: sentences, heading lines, list items,
 code blocks, each with ``[start, end)`` offsets into the original text. A provision is a heading at
 level 3 or deeper (or a numbered ``x.y`` heading) with the units under it; section text before
 the first provision becomes a provision of its own, and text before any heading is the preamble.
+A table is a run of row units; a row followed by a ``|---|`` rule is its header, and every row
+keeps the ranges of its cells. Other formats (HTML) feed the same :class:`UnitBuilder`.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 
 from .text import tokenize
 
@@ -32,6 +36,7 @@ _LIST_ITEM = re.compile(
     r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))[ \t]+(?=\S)"
 )
 _TABLE_ROW = re.compile(r"^[ \t]*\|")
+_CELL_BAR = re.compile(r"(?<!\\)\|")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
 _SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)")
@@ -99,6 +104,22 @@ class Reference:
     target: int
 
 
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A row unit of a table and the ``[start, end)`` ranges of its cells' text."""
+
+    unit: int
+    cells: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Consecutive rows: the header row (column names), when the table has one, and the others."""
+
+    header: TableRow | None
+    rows: tuple[TableRow, ...]
+
+
 @dataclass(frozen=True, eq=False)
 class Document:
     name: str
@@ -108,6 +129,9 @@ class Document:
     provisions: tuple[Provision, ...]
     references: tuple[Reference, ...]
     unit_starts: tuple[int, ...] = field(repr=False)
+    tables: tuple[Table, ...] = ()
+    format: str = "markdown"  # "markdown" (plain text too) or "html": ``text`` is then extracted
+    problems: tuple[str, ...] = ()  # what the parser read leniently (ragged tables, bad HTML)
 
     @cached_property
     def reference_starts(self) -> list[int]:
@@ -166,6 +190,11 @@ class Document:
     def heading_count(self) -> int:
         return sum(1 for u in self.units if u.kind == "heading")
 
+    @cached_property
+    def table_rows(self) -> dict[int, tuple[Table, TableRow]]:
+        """Every data row of a table, by its unit index, with its table."""
+        return {row.unit: (table, row) for table in self.tables for row in table.rows}
+
 
 @dataclass(slots=True)
 class _Block:
@@ -194,18 +223,23 @@ def _is_short_title(rest: str) -> bool:
     )
 
 
-class _Parser:
+class UnitBuilder:
+    """Collects the units, headings and tables of ``text`` as a reader of its format finds them;
+    :meth:`document` then works out provisions, paths and references. Markdown is read by
+    :func:`parse_document`; other formats (``lab.html``) lay out their text and call the ``add_*``
+    methods in order."""
+
     def __init__(self, text: str):
         self.text = text
         self.units: list[tuple[int, int, str, int]] = []
         self.headings: dict[int, Heading] = {}  # unit index -> heading
         self.block = -1  # units added until the next block starts belong to this one
+        self.tables: list[tuple[TableRow | None, list[TableRow]]] = []
+        self.table_open = False
+        self.problems: list[str] = []
 
     def add(self, start: int, end: int, kind: str) -> None:
-        while start < end and self.text[start].isspace():
-            start += 1
-        while end > start and self.text[end - 1].isspace():
-            end -= 1
+        start, end = _trim(self.text, start, end)
         if start < end:
             self.units.append((start, end, kind, self.block))
 
@@ -238,6 +272,57 @@ class _Parser:
             self.add(cursor, m.end(), "sentence")
             cursor = m.end()
         self.add(cursor, end, "sentence")
+
+    def add_row(self, start: int, end: int, cells: Sequence[tuple[int, int]]) -> None:
+        """Add a table row with its cells' ranges; it continues the open table or starts one."""
+        unit = len(self.units)
+        self.add_block(start, end, "row")
+        if len(self.units) == unit:
+            return
+        if not self.table_open:
+            self.tables.append((None, []))
+            self.table_open = True
+        self.tables[-1][1].append(TableRow(unit, tuple(cells)))
+
+    def mark_header(self) -> bool:
+        """Make the open table's only row its header; False when it has none or several."""
+        if not self.table_open or self.tables[-1][0] is not None or len(self.tables[-1][1]) != 1:
+            return False
+        self.tables[-1] = (self.tables[-1][1][0], [])
+        return True
+
+    def close_table(self) -> None:
+        self.table_open = False
+
+    def document(self, name: str, format: str = "markdown") -> Document:
+        """The document these units make: provisions, heading paths and cross-references."""
+        tables = tuple(Table(header, tuple(rows)) for header, rows in self.tables)
+        for table in tables:
+            self.problems.extend(_ragged(self.text, table))
+        return _structure(self, name, format, tables)
+
+
+def _ragged(text: str, table: Table) -> list[str]:
+    """A note for a table whose rows do not all have as many cells as its header."""
+    if table.header is None:
+        return []
+    width = len(table.header.cells)
+    odd = [row for row in table.rows if len(row.cells) != width]
+    if not odd:
+        return []
+    first = odd[0]
+    s, e = first.cells[0] if first.cells else (0, 0)
+    head = " | ".join(text[a:b] for a, b in table.header.cells[:3])
+    return [
+        f"the table with columns {head!r} has {len(odd)} row(s) whose cell count differs from "
+        f"its {width} columns (first: {' '.join(text[s:e].split())[:30]!r}, "
+        f"{len(first.cells)} cells); cells are matched to columns from the left and a missing "
+        "cell is left out"
+    ]
+
+
+class _Markdown(UnitBuilder):
+    """Reads markdown or plain text line by line into units."""
 
     def numbered_heading(
         self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
@@ -286,6 +371,8 @@ class _Parser:
 
         for i, (s, e) in enumerate(lines):
             line = text[s:e]
+            if not _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
+                self.close_table()
             if fence is not None:
                 if line.lstrip().startswith(fence):
                     self.add_block(fence_start, e, "code")
@@ -313,8 +400,11 @@ class _Parser:
                         ps, pe, 1 if line.strip()[0] == "=" else 2, text[ps:pe].strip()
                     )
                     continue
+            if _TABLE_RULE.match(line) and self.table_open and self.mark_header():
+                continue
             if _DECORATION.match(line) or _TABLE_RULE.match(line):
                 flush()
+                self.close_table()
                 continue
             prev_blank = i == 0 or not text[lines[i - 1][0] : lines[i - 1][1]].strip()
             listed = any(
@@ -334,7 +424,7 @@ class _Parser:
                     continue
             if _TABLE_ROW.match(line):
                 flush()
-                self.add_block(s, e, "row")
+                self.add_row(s, e, _cells(text, s, e))
                 continue
             if _LIST_ITEM.match(line):
                 flush()
@@ -369,9 +459,34 @@ def _provision_level(headings: dict[int, Heading], title_unit: int | None) -> in
 
 def parse_document(text: str, name: str = "document") -> Document:
     """Parse ``text`` (markdown or plain) into units, provisions and resolved cross-references."""
-    parser = _Parser(text)
+    parser = _Markdown(text)
     parser.run()
-    raw_units, headings = parser.units, parser.headings
+    return parser.document(name)
+
+
+def _cells(text: str, start: int, end: int) -> tuple[tuple[int, int], ...]:
+    """The trimmed ranges of a pipe-table row's cells (``\\|`` is a pipe inside a cell); the
+    blank pieces outside the outer pipes are not cells."""
+    bars = [start - 1, *(m.start() for m in _CELL_BAR.finditer(text, start, end)), end]
+    pieces = [_trim(text, a + 1, b) for a, b in pairwise(bars)]
+    if pieces and pieces[0][0] == pieces[0][1]:
+        pieces = pieces[1:]
+    if pieces and pieces[-1][0] == pieces[-1][1]:
+        pieces = pieces[:-1]
+    return tuple(pieces)
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _structure(builder: UnitBuilder, name: str, format: str, tables: tuple[Table, ...]) -> Document:
+    text = builder.text
+    raw_units, headings = builder.units, builder.headings
     title, title_unit = _split_title(headings)
     provision_level = _provision_level(headings, title_unit)
 
@@ -425,6 +540,9 @@ def parse_document(text: str, name: str = "document") -> Document:
         provisions=tuple(provisions),
         references=_references(text, units, provisions),
         unit_starts=tuple(u.start for u in units),
+        tables=tables,
+        format=format,
+        problems=tuple(builder.problems),
     )
 
 

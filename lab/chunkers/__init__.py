@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (register the chunkers)
     recursive,
     semantic,
     structure,
+    table_rows,
     windows,
 )
 from .base import (
@@ -22,10 +23,20 @@ from .base import (
     ChunkerSpec,
     Params,
     Plan,
+    Rendered,
     Training,
 )
 
-__all__ = ["CHUNKERS", "Chunk", "ChunkerSpec", "Params", "Plan", "Training", "chunk_document"]
+__all__ = [
+    "CHUNKERS",
+    "Chunk",
+    "ChunkerSpec",
+    "Params",
+    "Plan",
+    "Rendered",
+    "Training",
+    "chunk_document",
+]
 
 
 def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
@@ -79,6 +90,10 @@ def chunk_document(
     provisions = doc.provisions
     chunks = []
     for k, piece in enumerate(plan.bodies):
+        if plan.rendered and k in plan.rendered:
+            chunk_id = f"{chunker}-{first_id + k}"
+            chunks.append(_rendered_chunk(doc, doc_index, chunk_id, piece, plan.rendered[k]))
+            continue
         start, end = plan.parents[k] if plan.parents else piece
         touched = touched_provisions(doc, start, end)
         named = (
@@ -118,3 +133,21 @@ def chunk_document(
             )
         )
     return chunks, plan
+
+
+def _rendered_chunk(
+    doc: Document, doc_index: int, chunk_id: str, piece: tuple[int, int], r: Rendered
+) -> Chunk:
+    """The chunk of a body the chunker renders itself (a table row with its column names)."""
+    return Chunk(
+        id=chunk_id,
+        doc=doc_index,
+        text=r.text,
+        source=r.source,
+        prefix=r.prefix,
+        provisions=touched_provisions(doc, *piece),
+        prefix_provisions=r.named,
+        cites=(),
+        words=len(r.text.split()),
+        layout=r.layout,
+    )

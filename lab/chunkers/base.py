@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..parse import Document
@@ -32,6 +32,9 @@ class Chunk:
     words: int
     search: str | None = None  # what retrieval matches when it differs from ``text`` (parent-child)
     search_source: tuple[int, int] | None = None  # the range ``search`` was cut from
+    # Where pieces of the document sit in ``text`` when its source ranges are not laid out
+    # verbatim: ``(start, end, position in text)`` (table rows: each cell after its column name).
+    layout: tuple[tuple[int, int, int], ...] | None = None
 
     @property
     def search_text(self) -> str:
@@ -84,17 +87,32 @@ class Params:
 
 
 @dataclass(frozen=True, slots=True)
+class Rendered:
+    """A body delivered as other text than its range verbatim: ``text`` (``prefix`` included)
+    holds the document's ``[start, end)`` pieces at the text positions ``layout`` gives, and
+    delivers the ranges ``source``; ``named`` are the provisions its prefix names."""
+
+    prefix: str
+    text: str
+    source: tuple[tuple[int, int], ...]
+    layout: tuple[tuple[int, int, int], ...]
+    named: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """What a chunker decides: body ranges in document order, plus anything it reports.
 
     ``parents``, when given, holds for each body the range delivered in its place (parent-child
-    chunking retrieves the small body and delivers the parent)."""
+    chunking retrieves the small body and delivers the parent). ``rendered`` maps a body's index
+    to the text it is delivered as, when that is not its range verbatim (table rows)."""
 
     bodies: tuple[tuple[int, int], ...]
     objective: float | None = None
     path_prefix: bool = False  # structure chunks always carry their heading path
     resolve_refs: bool = False  # structure chunks append referenced provisions' text
     parents: tuple[tuple[int, int], ...] | None = None
+    rendered: Mapping[int, Rendered] | None = None
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,11 @@ def split_words(text: str, start: int, end: int, size: int) -> list[tuple[int, i
     return spans
 
 
-def _split(doc: Document, first: int, stop: int, size: int, level: int) -> list[tuple[int, int]]:
-    """Bodies covering units ``first..stop-1``, none longer than ``size``."""
+def split_units(
+    doc: Document, first: int, stop: int, size: int, level: int = 0
+) -> list[tuple[int, int]]:
+    """Bodies covering units ``first..stop-1``, none longer than ``size``, split recursively
+    from the ``level``-th separator on."""
     units = doc.units
     start, end = units[first].start, units[stop - 1].end
     if end - start <= size:
@@ -56,7 +59,7 @@ def _split(doc: Document, first: int, stop: int, size: int, level: int) -> list[
             merged[-1] = (merged[-1][0], b)
         else:
             merged.append((a, b))
-    return [body for a, b in merged for body in _split(doc, a, b, size, level + 1)]
+    return [body for a, b in merged for body in split_units(doc, a, b, size, level + 1)]
 
 
 @register(
@@ -74,4 +77,4 @@ def recursive(doc: Document, p: Params) -> Plan:
     is cut at ``L``)."""
     if not doc.units:
         return Plan(())
-    return Plan(tuple(_split(doc, 0, len(doc.units), p.size, 0)))
+    return Plan(tuple(split_units(doc, 0, len(doc.units), p.size)))

@@ -1,0 +1,283 @@
+"""Read an HTML document with BeautifulSoup into the same units as markdown.
+
+The document's text is the text a reader sees, laid out as plain text: headings (h1-h6) on lines
+of their own, paragraphs separated by blank lines, list items one per line (``- `` or ``3. ``),
+table rows one per line with cells joined by ``" | "``. Scripts, styles and other non-content
+elements are dropped and whitespace runs collapse, as a browser shows them. Evidence is located
+in this extracted text, so chunk offsets are offsets into it.
+
+BeautifulSoup repairs markup that is not well formed the way browsers do; a separate check with
+the standard library's tokenizer names what was repaired (a tag closed without being opened, an
+element never closed), so the user knows the text may not read as they meant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from bs4 import (
+    BeautifulSoup,
+    Comment,
+    Declaration,
+    Doctype,
+    NavigableString,
+    ProcessingInstruction,
+    Tag,
+)
+
+from .parse import Document, UnitBuilder
+
+DROPPED = frozenset(
+    "script style noscript template head svg canvas iframe object embed math button select "
+    "input textarea".split()
+)
+BLOCKS = frozenset(
+    "html body main article section header footer nav aside div p blockquote figure figcaption "
+    "address details summary form fieldset legend dl dt dd hr center caption".split()
+)
+LISTS = frozenset(("ul", "ol", "menu"))
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+CELL_SEPARATOR = " | "
+
+# Elements that may legally be left open (their end tag is optional), and void elements.
+OPTIONAL_END = frozenset(
+    "html head body p li dt dd tr td th thead tbody tfoot option optgroup colgroup caption rt rp "
+    "rb rtc".split()
+)
+VOID = frozenset(
+    "area base br col embed hr img input link meta param source track wbr basefont frame "
+    "keygen".split()
+)
+MAX_PROBLEMS = 3
+
+
+@dataclass
+class _Block:
+    kind: str  # "heading" | "para" | "item" | "code" | "table"
+    text: str = ""
+    level: int = 0  # heading level
+    marker: str = ""  # list marker, e.g. "- " or "3. "
+    rows: list[tuple[list[str], bool]] = field(default_factory=list)  # table: (cells, header?)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _Walker:
+    """Turns a parsed HTML tree into content blocks in reading order."""
+
+    def __init__(self) -> None:
+        self.blocks: list[_Block] = []
+        self.inline: list[str] = []
+
+    def flush(self) -> None:
+        text = _words("".join(self.inline))
+        self.inline = []
+        if text:
+            self.blocks.append(_Block("para", text))
+
+    def walk(self, node: Tag) -> None:
+        for child in node.children:
+            if isinstance(child, (Comment, Declaration, Doctype, ProcessingInstruction)):
+                continue
+            if isinstance(child, NavigableString):
+                self.inline.append(str(child))
+                continue
+            if not isinstance(child, Tag):
+                continue
+            self.element(child)
+
+    def element(self, tag: Tag) -> None:
+        name = tag.name
+        if name in DROPPED:
+            return
+        if name == "br":
+            self.inline.append(" ")
+        elif name in HEADINGS:
+            self.flush()
+            text = _words(tag.get_text(" "))
+            if text:
+                self.blocks.append(_Block("heading", text, level=HEADINGS[name]))
+        elif name in LISTS:
+            self.flush()
+            self.list(tag)
+        elif name == "table":
+            self.flush()
+            self.table(tag)
+        elif name == "pre":
+            self.flush()
+            code = tag.get_text().strip("\n")
+            if code.strip():
+                self.blocks.append(_Block("code", code))
+        elif name in BLOCKS or name == "li":
+            self.flush()
+            self.walk(tag)
+            self.flush()
+        else:
+            self.walk(tag)
+
+    def list(self, tag: Tag) -> None:
+        """Each item's leading text becomes a list item with its marker; blocks nested in an
+        item (paragraphs, lists, tables) follow it."""
+        number = _int(tag.get("start"), 1)
+        for item in tag.find_all("li", recursive=False):
+            marker = f"{number}. " if tag.name == "ol" else "- "
+            number += 1
+            inner = _Walker()
+            inner.walk(item)
+            inner.flush()
+            blocks = inner.blocks
+            if blocks and blocks[0].kind == "para":
+                blocks[0] = _Block("item", blocks[0].text, marker=marker)
+            self.blocks.extend(blocks)
+
+    def table(self, tag: Tag) -> None:
+        caption = tag.find("caption")
+        if caption is not None and _words(caption.get_text(" ")):
+            self.blocks.append(_Block("para", _words(caption.get_text(" "))))
+        rows = []
+        for tr in tag.find_all("tr"):
+            if tr.find_parent("table") is not tag:
+                continue  # a row of a nested table: part of its cell's text
+            cells = tr.find_all(("td", "th"), recursive=False)
+            if not cells:
+                continue
+            header = tr.parent.name == "thead" or all(c.name == "th" for c in cells)
+            rows.append(([_words(c.get_text(" ")) for c in cells], header))
+        if rows:
+            self.blocks.append(_Block("table", rows=rows))
+
+
+def _int(value, default: int) -> int:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return default
+
+
+def _layout(blocks: list[_Block]) -> tuple[str, list[tuple[_Block, int, list]]]:
+    """The extracted text, and where each block (and each table row and cell) sits in it."""
+    parts: list[str] = []
+    placed = []
+    pos = 0
+    previous = None
+    for block in blocks:
+        if parts:
+            tight = previous == block.kind == "item"
+            sep = "\n" if tight else "\n\n"
+            parts.append(sep)
+            pos += len(sep)
+        if block.kind == "table":
+            rows = []
+            for r, (cells, header) in enumerate(block.rows):
+                if r:
+                    parts.append("\n")
+                    pos += 1
+                ranges, start = [], pos
+                for c, cell in enumerate(cells):
+                    if c:
+                        parts.append(CELL_SEPARATOR)
+                        pos += len(CELL_SEPARATOR)
+                    ranges.append((pos, pos + len(cell)))
+                    parts.append(cell)
+                    pos += len(cell)
+                rows.append((start, pos, ranges, header))
+            placed.append((block, -1, rows))
+        else:
+            text = block.marker + block.text
+            placed.append((block, pos, [text]))
+            parts.append(text)
+            pos += len(text)
+        previous = block.kind
+    return "".join(parts), placed
+
+
+def extract(source: str) -> tuple[str, UnitBuilder]:
+    """The extracted text of HTML ``source`` and its units (headings, sentences, list items,
+    table rows with their cells, code blocks)."""
+    soup = BeautifulSoup(source, "html.parser")
+    walker = _Walker()
+    walker.walk(soup)
+    walker.flush()
+    text, placed = _layout(walker.blocks)
+    builder = UnitBuilder(text)
+    for block, start, extra in placed:
+        if block.kind == "table":
+            for r, (a, b, cells, header) in enumerate(extra):
+                builder.add_row(a, b, cells)
+                if r == 0 and header:
+                    builder.mark_header()
+            builder.close_table()
+            continue
+        end = start + len(extra[0])
+        if block.kind == "heading":
+            builder.add_heading(start, end, block.level, block.text)
+        elif block.kind == "code":
+            builder.add_block(start, end, "code")
+        elif block.kind == "item":
+            builder.add_prose(start, end, skip=len(block.marker))
+        else:
+            builder.add_prose(start, end)
+    return text, builder
+
+
+def parse_html(source: str, name: str = "document") -> Document:
+    """Parse HTML ``source`` into a :class:`~lab.parse.Document` over its extracted text; what
+    had to be repaired is in the document's ``problems``."""
+    _, builder = extract(source)
+    builder.problems.extend(well_formedness(source))
+    return builder.document(name, "html")
+
+
+class _TagCheck(HTMLParser):
+    """Tracks open elements to name end tags that close nothing and elements never closed."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, int]] = []
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag not in VOID:
+            self.stack.append((tag, self.getpos()[0]))
+
+    def handle_endtag(self, tag) -> None:
+        line = self.getpos()[0]
+        names = [t for t, _ in self.stack]
+        if tag not in names:
+            if tag not in VOID:
+                self.problems.append(f"</{tag}> on line {line} closes no open <{tag}>")
+            return
+        while self.stack:
+            open_tag, opened = self.stack.pop()
+            if open_tag == tag:
+                return
+            if open_tag not in OPTIONAL_END:
+                self.problems.append(
+                    f"<{open_tag}> opened on line {opened} is not closed before </{tag}> "
+                    f"on line {line}"
+                )
+
+    def finish(self) -> list[str]:
+        self.close()
+        for tag, opened in self.stack:
+            if tag not in OPTIONAL_END:
+                self.problems.append(f"<{tag}> opened on line {opened} is never closed")
+        return self.problems
+
+
+def well_formedness(source: str) -> list[str]:
+    """One note saying how ``source`` is not well formed (up to three problems), or none."""
+    check = _TagCheck()
+    check.feed(source)
+    problems = check.finish()
+    if not problems:
+        return []
+    more = len(problems) - MAX_PROBLEMS
+    listed = "; ".join(problems[:MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+    return [
+        f"the HTML is not well formed ({listed}); it was read leniently, as a browser would, "
+        "so check its extracted text in the index overview"
+    ]

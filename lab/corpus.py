@@ -11,13 +11,32 @@ import hashlib
 import json
 import re
 from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
-from .parse import Document, parse_document
+from .collection import (
+    DEFAULT,
+    DocumentInfo,
+    Meta,
+    Policy,
+    Source,
+    check_type,
+    document_format,
+    infer_type,
+    known_types,
+    matches,
+    parse_meta,
+    parse_policy,
+    parse_source,
+    read_manifest,
+    resolve_name,
+)
+from .parse import Document
+from .problems import CorpusError, InputError
 
 SPLITS = ("train", "test")
 MAX_DOCUMENT_CHARS = 5_000_000
@@ -57,19 +76,6 @@ _KIND_OF = {c: kind for kind, table in LOOKALIKES.items() for c in table} | {
 }
 
 
-class CorpusError(ValueError):
-    """The input cannot make a corpus at all (no usable document)."""
-
-
-@dataclass(frozen=True, slots=True)
-class InputError:
-    """Something in the input that could not be used, and why. ``question`` is its id, if any."""
-
-    message: str
-    question: str | None = None
-    severity: str = "error"  # "error": left out; "warning": used, with a caveat
-
-
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """An evidence string located in document ``doc`` at ``[start, end)``, covering units
@@ -85,22 +91,45 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class Question:
+    """A question and the evidence a context must hold to answer it, each span in its own
+    document. ``filter`` (metadata key -> accepted values) keeps retrieval to the documents whose
+    metadata match it."""
+
     id: str
     question: str
     split: str
-    doc: int
     evidence: tuple[Evidence, ...]
     case: str | None = None
+    filter: Meta = ()
+
+    @property
+    def docs(self) -> tuple[int, ...]:
+        """The documents its evidence is in, in the order the evidence names them."""
+        return tuple(dict.fromkeys(e.doc for e in self.evidence))
+
+    @property
+    def multi_doc(self) -> bool:
+        return len(self.docs) > 1
 
 
 @dataclass(frozen=True, eq=False)
 class Corpus:
-    """Parsed documents, the questions whose evidence was found, and what could not be used."""
+    """Parsed documents with their type and metadata (``info``, in document order), the
+    chunking policy per type, the questions whose evidence was found, and what could not be
+    used."""
 
     documents: tuple[Document, ...]
     questions: tuple[Question, ...]
     errors: tuple[InputError, ...]
     digest: str
+    info: tuple[DocumentInfo, ...] = ()
+    policy: Policy = DEFAULT
+    title: str | None = None  # a manifest's name
+
+    def __post_init__(self):
+        if not self.info:
+            infos = tuple(DocumentInfo(d.name, format=d.format) for d in self.documents)
+            object.__setattr__(self, "info", infos)
 
     def __hash__(self) -> int:
         return hash(self.digest)
@@ -116,7 +145,18 @@ class Corpus:
 
     @property
     def name(self) -> str:
-        return ", ".join(d.name for d in self.documents)
+        return self.title or ", ".join(d.name for d in self.documents)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """Each document's type, in document order."""
+        return tuple(i.type for i in self.info)
+
+    def allowed(self, question: Question) -> tuple[int, ...] | None:
+        """The documents the question's filter lets retrieval use; None when it has no filter."""
+        if not question.filter:
+            return None
+        return tuple(d for d, i in enumerate(self.info) if matches(i.meta, question.filter))
 
 
 class _Locator:
@@ -380,20 +420,14 @@ def _check_question(
     if split not in SPLITS:
         return None, [InputError(f"split {split!r} is not one of {', '.join(SPLITS)}.", qid)]
     doc = item.get("doc")
-    if doc is None:
-        if len(doc_names) > 1:
-            return None, [
-                InputError(
-                    f'no "doc": the corpus has {len(doc_names)} documents; '
-                    f"name one of {sorted(doc_names)}.",
-                    qid,
-                )
-            ]
-        doc_index = 0
-    elif str(doc) in doc_names:
-        doc_index = doc_names[str(doc)]
-    else:
-        return None, [InputError(f"unknown doc {doc!r}; the corpus has {sorted(doc_names)}.", qid)]
+    doc_index = None
+    if doc is not None:
+        doc_index = resolve_name(str(doc), doc_names)
+        if doc_index is None:
+            return None, [_unknown_doc(doc, doc_names, qid)]
+    filter, problems = parse_meta(item.get("filter"), "the filter")
+    if problems:
+        return None, [InputError(problems[0].replace("ignored", "the question is left out"), qid)]
     case = item.get("case")
     return {
         "id": qid,
@@ -402,7 +436,93 @@ def _check_question(
         "doc": doc_index,
         "evidence": evidence,
         "case": str(case) if case is not None else None,
+        "filter": filter,
     }, []
+
+
+def _unknown_doc(doc: object, doc_names: dict[str, int], qid: str) -> InputError:
+    return InputError(f"unknown doc {doc!r}; the corpus has {sorted(doc_names)}.", qid)
+
+
+def _entry_doc(
+    entry: object, default: int | None, doc_names: dict[str, int], qid: str
+) -> tuple[int | None, InputError | None]:
+    """The document an evidence entry names (its own "doc", else its question's), or None to
+    search every document."""
+    if isinstance(entry, dict) and entry.get("doc") is not None:
+        found = resolve_name(str(entry["doc"]), doc_names)
+        if found is None:
+            return None, _unknown_doc(entry["doc"], doc_names, qid)
+        return found, None
+    if default is None and len(doc_names) == 1:
+        return 0, None
+    return default, None
+
+
+class _Documents:
+    """The parsed documents with their evidence locators (built on first use)."""
+
+    def __init__(self, parsed: list[Document], removed: list[list[int]]):
+        self.parsed = parsed
+        self.removed = removed
+        self._locators: dict[int, _Locator] = {}
+
+    def locator(self, d: int) -> _Locator:
+        if d not in self._locators:
+            self._locators[d] = _Locator(self.parsed[d].text)
+        return self._locators[d]
+
+    def locate(
+        self, entry: object, qid: str, d: int | None
+    ) -> tuple[Evidence | None, list[InputError]]:
+        """Find an evidence entry in document ``d``, or in whichever document holds it."""
+        if d is not None:
+            return _locate(entry, qid, d, self.parsed[d], self.locator(d), self.removed[d])
+        text = entry.get("text") if isinstance(entry, dict) else entry
+        if not isinstance(text, str) or not text.strip():
+            return None, [InputError("an evidence entry is empty or not text.", qid)]
+        holders = self._holders(entry, text)
+        if not holders:
+            n = len(self.parsed)
+            return None, [
+                InputError(
+                    f"evidence not found in any of the {n} documents: {_preview(text)!r}", qid
+                )
+            ]
+        first = holders[0]
+        ev, errors = _locate(
+            entry, qid, first, self.parsed[first], self.locator(first), self.removed[first]
+        )
+        if len(holders) > 1:
+            names = ", ".join(self.parsed[d].name for d in holders)
+            errors.append(
+                InputError(
+                    f"evidence {_preview(text)!r} occurs in several documents ({names}); "
+                    f'using {self.parsed[first].name} (name one with "doc").',
+                    qid,
+                    "warning",
+                )
+            )
+        return ev, errors
+
+    def _holders(self, entry: object, text: str) -> list[int]:
+        """Documents holding ``text``: at the entry's pinned start when one has it there, else
+        anywhere (as typed, failing that with look-alikes folded)."""
+        pinned = entry.get("start") if isinstance(entry, dict) else None
+        docs = range(len(self.parsed))
+        if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned >= 0:
+            at = [
+                d
+                for d in docs
+                if self.locator(d).find_at(text, shift_offset(pinned, self.removed[d]))
+            ]
+            if at:
+                return at
+        for folded in (False, True):
+            found = [d for d in docs if self.locator(d).find_all(text, 1, folded=folded)]
+            if found:
+                return found
+        return []
 
 
 def _lookalike_note(found: str, typed: str) -> str:
@@ -496,30 +616,84 @@ def _locate(
     ), errors
 
 
-def build_corpus(documents: dict[str, str], qe: str | bytes | dict | list | None) -> Corpus:
-    """A corpus from document texts by name and QE JSON (text, parsed object or list).
+def _read_documents(
+    sources: list[Source], policy: Policy
+) -> tuple[list[Document], list[DocumentInfo], list[list[int]], list[InputError]]:
+    """Decode, check and parse every source; with several, one that cannot be used is reported
+    and left out (with one, it refuses the corpus)."""
+    parsed, infos, removed, errors = [], [], [], []
+    known = known_types(policy)
+    for source in sources:
+        name = source.name
+        try:
+            text, crs = normalise_newlines(decode_text(source.data, f"Document {name!r}"))
+            if len(text) > MAX_DOCUMENT_CHARS:
+                raise CorpusError(
+                    f"Document {name!r} is {len(text):,} characters; "
+                    f"the limit is {MAX_DOCUMENT_CHARS:,}."
+                )
+            if not text.strip():
+                raise CorpusError(f"Document {name!r} is empty.")
+            format = source.format or document_format(name, text)
+            document = parse_source(text, name, format)
+            if not document.units:
+                raise CorpusError(f"Document {name!r} has no text once its markup is removed.")
+        except CorpusError as exc:
+            if len(sources) == 1:
+                raise
+            errors.append(InputError(f"{exc} It was left out.", document=name))
+            continue
+        doc_type, problems = check_type(name, source.type, known)
+        errors.extend(problems)
+        source_of_type = "given"
+        if doc_type is None:
+            doc_type, reason = infer_type(document)
+            source_of_type = f"inferred: {reason}"
+        errors.extend(
+            InputError(f"{name}: {note}.", severity="warning", document=name)
+            for note in document.problems
+        )
+        parsed.append(document)
+        removed.append(crs)
+        infos.append(DocumentInfo(name, doc_type, source_of_type, source.meta, format))
+    if not parsed:
+        raise CorpusError("No document could be used: " + " ".join(e.message for e in errors))
+    return parsed, infos, removed, errors
 
-    Line endings are normalised to LF (a CRLF file chunks as its LF twin); pinned evidence
-    starts still count in the text as given."""
+
+def build_corpus(
+    documents: Mapping[str, str | bytes] | Sequence[Source],
+    qe: str | bytes | dict | list | None,
+    policy: Policy | Mapping | None = None,
+    *,
+    title: str | None = None,
+) -> Corpus:
+    """A corpus from documents (texts by name, or :class:`~lab.collection.Source` records with
+    type and metadata), QE JSON (text, parsed object or list) and a chunking policy per type
+    (a :class:`~lab.collection.Policy`, or its JSON form; None: the default).
+
+    A document's format is read from its name or content (HTML or markdown), a missing type is
+    inferred. Line endings are normalised to LF (a CRLF file chunks as its LF twin); pinned
+    evidence starts still count in the text as given. Evidence that names no document (nor its
+    question) is looked for in every document."""
     if not documents:
         raise CorpusError("No document was given.")
-    parsed: list[Document] = []
-    removed: list[list[int]] = []  # per document, the CRs taken out of its line endings
-    for name, text in documents.items():
-        text, crs = normalise_newlines(decode_text(text, f"Document {name!r}"))
-        removed.append(crs)
-        if len(text) > MAX_DOCUMENT_CHARS:
-            raise CorpusError(
-                f"Document {name!r} is {len(text):,} characters; "
-                f"the limit is {MAX_DOCUMENT_CHARS:,}."
-            )
-        if not text.strip():
-            raise CorpusError(f"Document {name!r} is empty.")
-        parsed.append(parse_document(text, name))
+    errors: list[InputError] = []
+    if not isinstance(policy, Policy):
+        policy, problems = parse_policy(policy)
+        errors.extend(problems)
+    sources = (
+        [Source(name, data) for name, data in documents.items()]
+        if isinstance(documents, Mapping)
+        else list(documents)
+    )
+    parsed, infos, removed, problems = _read_documents(sources, policy)
+    errors.extend(problems)
     doc_names = {d.name: i for i, d in enumerate(parsed)}
-    locators: dict[int, _Locator] = {}
+    docs = _Documents(parsed, removed)
 
-    items, errors = parse_qe(qe) if qe is not None else ([], [])
+    items, problems = parse_qe(qe) if qe is not None else ([], [])
+    errors.extend(problems)
     questions: list[Question] = []
     seen: set[str] = set()
     for index, item in enumerate(items):
@@ -527,19 +701,14 @@ def build_corpus(documents: dict[str, str], qe: str | bytes | dict | list | None
         errors.extend(problems)
         if checked is None:
             continue
-        doc_index = checked["doc"]
-        if doc_index not in locators:
-            locators[doc_index] = _Locator(parsed[doc_index].text)
         evidence, ok = [], True
         for entry in checked["evidence"]:
-            ev, problems = _locate(
-                entry,
-                checked["id"],
-                doc_index,
-                parsed[doc_index],
-                locators[doc_index],
-                removed[doc_index],
-            )
+            d, problem = _entry_doc(entry, checked["doc"], doc_names, checked["id"])
+            if problem is not None:
+                errors.append(problem)
+                ok = False
+                break
+            ev, problems = docs.locate(entry, checked["id"], d)
             errors.extend(problems)
             if ev is None:
                 ok = False
@@ -551,37 +720,105 @@ def build_corpus(documents: dict[str, str], qe: str | bytes | dict | list | None
                     checked["id"],
                     checked["question"],
                     checked["split"],
-                    doc_index,
                     tuple(evidence),
                     checked["case"],
+                    checked["filter"],
                 )
             )
 
     digest = hashlib.sha256()
-    for d in parsed:
+    for d, info in zip(parsed, infos, strict=True):
         digest.update(d.name.encode() + b"\0" + d.text.encode() + b"\0")
+        digest.update(json.dumps([info.type, info.meta, info.format]).encode())
+    digest.update(json.dumps(policy.as_dict(), sort_keys=True).encode())
     digest.update(
         json.dumps(
             [
-                [q.id, q.question, q.split, q.doc, [(e.start, e.end) for e in q.evidence]]
+                [q.id, q.question, q.split, q.filter, [(e.doc, e.start, e.end) for e in q.evidence]]
                 for q in questions
             ]
         ).encode()
     )
-    return Corpus(tuple(parsed), tuple(questions), tuple(errors), digest.hexdigest()[:16])
+    return Corpus(
+        tuple(parsed),
+        tuple(questions),
+        tuple(errors),
+        digest.hexdigest()[:16],
+        tuple(infos),
+        policy,
+        title,
+    )
 
 
-def load_corpus(doc: str | Path | list[str | Path], qe: str | Path | None = None) -> Corpus:
-    """Load document file(s) and a QE JSON file. Document names are the file stems."""
+def load_corpus(
+    doc: str | Path | list[str | Path],
+    qe: str | Path | None = None,
+    types: Mapping[str, str] | None = None,
+) -> Corpus:
+    """Load document file(s) and a QE JSON file. Document names are the file stems; ``types``
+    gives some of them a type (by name, file name or stem; the others' types are inferred)."""
     paths = [Path(p) for p in (doc if isinstance(doc, list) else [doc])]
-    documents: dict[str, bytes] = {}
-    for path in paths:
+    sources = []
+    types = dict(types or {})
+    names = {path.stem: k for k, path in enumerate(paths)}
+    given: dict[int, str] = {}
+    for ref, doc_type in types.items():
+        k = resolve_name(ref, names)
+        if k is None:
+            raise CorpusError(
+                f"a type is given for {ref!r}, which is none of the documents ({', '.join(names)})"
+            )
+        given[k] = doc_type
+    for k, path in enumerate(paths):
         if not path.is_file():
             raise CorpusError(f"No such document file: {path}")
-        documents[path.stem] = path.read_bytes()
+        sources.append(Source(path.stem, path.read_bytes(), given.get(k)))
     if qe is None:
-        return build_corpus(documents, None)
+        return build_corpus(sources, None)
     qe_path = Path(qe)
     if not qe_path.is_file():
         raise CorpusError(f"No such QE file: {qe_path}")
-    return build_corpus(documents, qe_path.read_bytes())
+    return build_corpus(sources, qe_path.read_bytes())
+
+
+def load_collection(manifest: str | Path, qe: str | Path | None = None) -> Corpus:
+    """Load the collection a manifest (``collection.json``) lists, its paths relative to the
+    manifest's folder; ``qe`` replaces the manifest's questions file."""
+    path = Path(manifest)
+    if not path.is_file():
+        raise CorpusError(f"No such collection manifest: {path}")
+    base = path.parent
+
+    def fetch(name: str) -> bytes | None:
+        target = base / name
+        return target.read_bytes() if target.is_file() else None
+
+    read = read_manifest(path.read_bytes(), fetch, path.name)
+    questions = read.questions
+    if qe is not None:
+        qe_path = Path(qe)
+        if not qe_path.is_file():
+            raise CorpusError(f"No such QE file: {qe_path}")
+        questions = qe_path.read_bytes()
+    if not read.sources:
+        raise CorpusError(
+            f"{path.name} lists no document that could be read: "
+            + " ".join(e.message for e in read.errors)
+        )
+    corpus = build_corpus(list(read.sources), questions, read.policy, title=read.name)
+    return _with_errors(corpus, read.errors)
+
+
+def _with_errors(corpus: Corpus, errors: Sequence[InputError]) -> Corpus:
+    """``corpus`` with ``errors`` (found before it was built) reported first."""
+    if not errors:
+        return corpus
+    return Corpus(
+        corpus.documents,
+        corpus.questions,
+        (*errors, *corpus.errors),
+        corpus.digest,
+        corpus.info,
+        corpus.policy,
+        corpus.title,
+    )

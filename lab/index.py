@@ -30,12 +30,13 @@ def check_chunking(chunker: str, size: int, overlap: int) -> None:
 
 
 def training_for(corpus: Corpus, doc: int) -> Training:
-    """Evidence of the corpus's train questions on document ``doc``, in unit terms."""
+    """Evidence of the corpus's train questions in document ``doc``, in unit terms (a question
+    whose evidence spans several documents counts with its spans in this one)."""
     return Training(
         tuple(
-            tuple((e.first, e.last) for e in q.evidence)
+            spans
             for q in corpus.split("train")
-            if q.doc == doc
+            if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
         )
     )
 

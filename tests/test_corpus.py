@@ -250,16 +250,26 @@ def test_multi_document_corpus_routes_questions_by_doc():
         question("b", evidence=["Shared words."], doc="beta"),
     ]
     c = build_corpus(docs, qe)
-    assert [(q.id, q.doc) for q in c.questions] == [("a", 0), ("b", 1)]
+    assert [(q.id, q.docs) for q in c.questions] == [("a", (0,)), ("b", (1,))]
     ev = c.questions[1].evidence[0]
     assert ev.doc == 1 and docs["beta"][ev.start : ev.end] == "Shared words."
     assert c.name == "alpha, beta"
 
 
-def test_multi_document_question_without_doc_is_an_error():
-    c = build_corpus({"alpha": "Alpha.", "beta": "Beta."}, [question("x", evidence=["Alpha."])])
-    assert c.questions == ()
-    assert 'no "doc"' in only_error(c).message
+def test_evidence_naming_no_document_is_found_in_the_one_that_holds_it():
+    c = build_corpus({"alpha": "Alpha.", "beta": "Beta."}, [question("x", evidence=["Beta."])])
+    assert c.errors == ()
+    assert [(e.doc, e.start, e.end) for e in c.questions[0].evidence] == [(1, 0, 5)]
+
+
+def test_evidence_in_several_documents_warns_and_uses_the_first():
+    c = build_corpus(
+        {"alpha": "Alpha. Shared words.", "beta": "Shared words."},
+        [question("x", evidence=["Shared words."])],
+    )
+    error = only_error(c)
+    assert error.severity == "warning" and "several documents (alpha, beta)" in error.message
+    assert c.questions[0].evidence[0].doc == 0
 
 
 def test_digest_changes_with_the_text_and_not_with_reloading():

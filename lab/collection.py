@@ -70,6 +70,17 @@ class PolicyEntry:
         return self.chunker + (f" ({', '.join(fixed)})" if fixed else "")
 
 
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The chunker and parameters a policy gives one document, and why they differ from the
+    policy's entry (None when they do not)."""
+
+    chunker: str
+    size: int
+    overlap: int
+    note: str | None = None
+
+
 @dataclass(frozen=True)
 class Policy:
     """Document type -> :class:`PolicyEntry`; a type it does not name gets ``other``'s entry."""
@@ -82,14 +93,21 @@ class Policy:
         table = dict(self.entries)
         return table.get(doc_type) or table.get(OTHER) or PolicyEntry(FALLBACK_CHUNKER)
 
-    def chunker_for(self, doc_type: str, dense: bool) -> tuple[PolicyEntry, str | None]:
-        """The entry used for ``doc_type``, and a note when it had to change: a chunker that
-        needs embeddings falls back to :data:`FALLBACK_CHUNKER` while they are off."""
+    def resolve(self, doc_type: str, size: int, overlap: int, dense: bool) -> Choice:
+        """What a document of ``doc_type`` is cut with, given the lab's ``size`` and ``overlap``
+        and whether embeddings are on: a chunker that needs them falls back to
+        :data:`FALLBACK_CHUNKER` while they are off, and an overlap that would not be smaller
+        than a fixed size is halved to fit."""
         entry = self.entry(doc_type)
-        if CHUNKERS[entry.chunker].dense and not dense:
-            note = f"{entry.chunker} needs dense embeddings: {FALLBACK_CHUNKER} while they are off"
-            return PolicyEntry(FALLBACK_CHUNKER, entry.size, entry.overlap), note
-        return entry, None
+        chunker, note = entry.chunker, None
+        if CHUNKERS[chunker].dense and not dense:
+            chunker = FALLBACK_CHUNKER
+            note = f"{entry.chunker} needs dense embeddings: {chunker} while they are off"
+        size = entry.size or size
+        overlap = overlap if entry.overlap is None else entry.overlap
+        if CHUNKERS[chunker].overlap and overlap >= size:
+            overlap = size // 2
+        return Choice(chunker, size, overlap, note)
 
     @property
     def types(self) -> tuple[str, ...]:

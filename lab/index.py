@@ -10,6 +10,7 @@ import numpy as np
 
 from .bm25 import BM25
 from .chunkers import CHUNKERS, Chunk, Training, chunk_document
+from .collection import POLICY_CHUNKER
 from .corpus import Corpus
 from .graph import ChunkGraph, build_graph
 from .text import tokenize
@@ -56,6 +57,16 @@ class Index:
     bm25: BM25 = field(repr=False)
     embedder: object | None = field(default=None, repr=False)  # lab.embed.Embedder
     late: bool = False
+    doc_sizes: tuple[int, ...] = ()  # the L each document was cut with (by-type: its policy's)
+
+    def limit(self, chunk: Chunk) -> int:
+        """The size limit ``L`` the chunk's document was cut with."""
+        return self.doc_sizes[chunk.doc] if self.doc_sizes else self.size
+
+    @cached_property
+    def doc_of(self) -> np.ndarray:
+        """The document of each chunk."""
+        return np.fromiter((c.doc for c in self.chunks), dtype=np.int64, count=len(self.chunks))
 
     @cached_property
     def words(self) -> np.ndarray:
@@ -167,6 +178,13 @@ def build_index(
         raise DenseUnavailable(f"{what} needs an embedding model: turn dense embeddings on")
     chunks: list[Chunk] = []
     objective = None
+    types = corpus.types
+    sizes = tuple(
+        corpus.policy.resolve(t, size, overlap, embedder is not None).size
+        if chunker == POLICY_CHUNKER
+        else size
+        for t in types
+    )
     for d, doc in enumerate(corpus.documents):
         made, plan = chunk_document(
             doc,
@@ -179,6 +197,8 @@ def build_index(
             resolve_refs=resolve_refs,
             first_id=len(chunks),
             embedder=embedder,
+            doc_type=types[d],
+            policy=corpus.policy,
         )
         chunks.extend(made)
         if plan.objective is not None:
@@ -196,4 +216,5 @@ def build_index(
         bm25,
         embedder,
         late,
+        sizes,
     )

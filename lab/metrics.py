@@ -16,10 +16,12 @@ from .retrieve import Ranking
 
 KS = (3, 5, 10)
 
+FILTERED_OUT = "filtered out"
 NOT_INTACT = "not intact"
 NOT_RANKED = "not ranked"
-DIAGNOSES = (NOT_INTACT, NOT_RANKED, "over budget", "near-duplicate", "below the cut")
+DIAGNOSES = (FILTERED_OUT, NOT_INTACT, NOT_RANKED, "over budget", "near-duplicate", "below the cut")
 EXPLAIN = {
+    FILTERED_OUT: "the question's metadata filter left its document out of retrieval",
     NOT_INTACT: "no chunk holds this evidence whole: the chunker cut it apart",
     NOT_RANKED: "the chunks holding it never scored for this question",
     "over budget": "a chunk holding it was offered but did not fit the words left in the budget",
@@ -30,19 +32,24 @@ EXPLAIN = {
 
 @dataclass(frozen=True, slots=True)
 class Pick:
+    """A chunk in the context: its id, rank, words, and source ranges in document ``doc``."""
+
     chunk: str
     rank: int
     words: int
     source: tuple[tuple[int, int], ...]
+    doc: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class EvidenceResult:
+    """One evidence span ``[start, end)`` of document ``doc``: in the context, or why not."""
+
     span: tuple[int, int]
     in_context: bool
     diagnosis: str | None
     rank: int | None  # rank of the best-ranked chunk holding it, if any was offered
-    doc: int = 0
+    doc: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +123,7 @@ def score_question(index: Index, q: Question, ranking: Ranking, context: Context
         return position[k]
 
     picked = set(context.picked)
+    names = [d.name for d in index.corpus.documents]
     evidence = []
     relevant: set[int] = set()
     for ev in q.evidence:
@@ -126,7 +134,9 @@ def score_question(index: Index, q: Question, ranking: Ranking, context: Context
         best = min(offered) if offered else None
         diagnosis = None
         if not inside:
-            if not holders:
+            if ranking.allowed is not None and ev.doc not in ranking.allowed:
+                diagnosis = FILTERED_OUT
+            elif not holders:
                 diagnosis = NOT_INTACT
             elif best is None:
                 diagnosis = NOT_RANKED
@@ -134,7 +144,7 @@ def score_question(index: Index, q: Question, ranking: Ranking, context: Context
                 diagnosis = context.decision(best[1], best[0], int(index.words[best[1]]))
         evidence.append(
             EvidenceResult(
-                (ev.start, ev.end), inside, diagnosis, best[0] + 1 if best else None, ev.doc
+                (ev.start, ev.end), inside, diagnosis, best[0] + 1 if best else None, names[ev.doc]
             )
         )
     hits = [e.in_context for e in evidence]
@@ -145,7 +155,7 @@ def score_question(index: Index, q: Question, ranking: Ranking, context: Context
     precision_at = {k: sum(1 for p in rel_positions if p < k) / k for k in KS}
     chunks = index.chunks
     context_picks = tuple(
-        Pick(chunks[k].id, pos + 1, chunks[k].words, chunks[k].source)
+        Pick(chunks[k].id, pos + 1, chunks[k].words, chunks[k].source, names[chunks[k].doc])
         for k, pos in zip(context.picked, context.positions, strict=True)
     )
     return QuestionResult(
@@ -199,7 +209,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
         index_ratio=sum(len(c.text) for c in chunks) / total_chars,
         evidence_intact=intact / len(spans) if spans else 0.0,
         heading_starts=sum(starts_at_heading(index, c) for c in chunks) / n if n else 0.0,
-        over_size=int((body > index.size).sum()),
+        over_size=sum(c.body_chars > index.limit(c) for c in chunks),
         over_budget=int((index.words > budget).sum()),
         objective=index.objective,
     )

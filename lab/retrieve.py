@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -46,6 +46,7 @@ class Ranking:
     dense: np.ndarray | None = None  # cosine similarity, when dense retrieval is on
     fused: np.ndarray | None = None  # Reciprocal Rank Fusion of BM25 and dense
     rerank: np.ndarray | None = None  # cross-encoder score of the reranked head, NaN elsewhere
+    allowed: tuple[int, ...] | None = None  # documents a metadata filter kept (None: all)
 
     @cached_property
     def offered(self) -> int:
@@ -102,6 +103,23 @@ def reciprocal_rank_fusion(*scores: np.ndarray, k: int = RRF_K) -> np.ndarray:
     return fused
 
 
+def filter_masks(
+    index: Index, questions: Sequence[Question]
+) -> tuple[np.ndarray | None, list[tuple[int, ...] | None]]:
+    """For each question, which chunks its metadata filter keeps (a questions x chunks boolean
+    matrix; None when no question has a filter) and the documents it keeps (None: all)."""
+    corpus = index.corpus
+    allowed = [corpus.allowed(q) for q in questions]
+    if all(a is None for a in allowed):
+        return None, allowed
+    doc_of = index.doc_of
+    mask = np.ones((len(questions), len(index.chunks)), dtype=bool)
+    for j, docs in enumerate(allowed):
+        if docs is not None:
+            mask[j] = np.isin(doc_of, docs)
+    return mask, allowed
+
+
 def rank(
     index: Index,
     questions: Sequence[Question],
@@ -109,13 +127,19 @@ def rank(
     seeds: int = SEEDS,
     reranker=None,
     rerank_top: int = RERANK_TOP,
+    filters: bool = True,
 ) -> list[Ranking]:
     """Rank ``index``'s chunks for each question in ``mode``: "flat" (BM25), "dense" (cosine),
     "hybrid" (RRF of both) or "graph" (BM25, or hybrid when the index has an embedder, blended
-    with personalised PageRank). A ``reranker`` then reorders the top ``rerank_top``."""
+    with personalised PageRank). A ``reranker`` then reorders the top ``rerank_top``. With
+    ``filters``, a question's metadata filter leaves only the chunks of the documents it keeps
+    to every signal, so they alone can be ranked (document-level filtering)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    mask, allowed = filter_masks(index, questions) if filters else (None, [None] * len(questions))
     bm25 = index.bm25.scores([query_tokens(q.question) for q in questions])
+    if mask is not None:
+        bm25 = np.where(mask, bm25, 0.0)
     dense = fused = None
     if mode in ("dense", "hybrid") or (mode == "graph" and index.embedder is not None):
         if index.embedder is None:
@@ -124,12 +148,14 @@ def rank(
             raise DenseUnavailable(f"{mode} retrieval needs an embedding model: turn dense on")
         queries = index.embedder.encode([q.question for q in questions])
         dense = queries @ index.vectors.T if len(index.chunks) else np.zeros((len(questions), 0))
+        if mask is not None:
+            dense = np.where(mask, dense, 0.0)
         fused = np.array([reciprocal_rank_fusion(b, d) for b, d in zip(bm25, dense, strict=True)])
     first = {"flat": bm25, "dense": dense, "hybrid": fused}.get(mode)
     if first is None:
         first = fused if fused is not None else bm25
     rankings = (
-        _graph(index, first, bm25, dense, fused, seeds)
+        _graph(index, first, bm25, dense, fused, seeds, mask)
         if mode == "graph"
         else [
             Ranking(row, b, dense=d, fused=f)
@@ -138,6 +164,8 @@ def rank(
             )
         ]
     )
+    if mask is not None:
+        rankings = [replace(r, allowed=a) for r, a in zip(rankings, allowed, strict=True)]
     if reranker is not None:
         rankings = [
             _rerank(r, q.question, index, reranker, rerank_top)
@@ -150,9 +178,12 @@ def _rows(matrix: np.ndarray | None, n: int) -> list:
     return list(matrix) if matrix is not None else [None] * n
 
 
-def _graph(index: Index, first: np.ndarray, bm25, dense, fused, seeds: int) -> list[Ranking]:
+def _graph(
+    index: Index, first: np.ndarray, bm25, dense, fused, seeds: int, mask: np.ndarray | None
+) -> list[Ranking]:
     """Seed personalised PageRank with the ``seeds`` best first-stage chunks (restart weights
-    proportional to their scores) and blend ``0.6 s/max(s) + 0.4 p/max(p)``."""
+    proportional to their scores) and blend ``0.6 s/max(s) + 0.4 p/max(p)``; chunks a filter
+    leaves out (``mask``) score 0 however much PageRank mass reaches them."""
     n, q = len(index.chunks), len(first)
     restart = np.zeros((n, q))
     seed_sets = []
@@ -172,6 +203,8 @@ def _graph(index: Index, first: np.ndarray, bm25, dense, fused, seeds: int) -> l
             continue
         p = mass[:, j]
         score = BM25_SHARE * row / row.max() + (1 - BM25_SHARE) * p / p.max()
+        if mask is not None:
+            score = np.where(mask[j], score, 0.0)
         rankings.append(Ranking(score, bm25[j], p, seed_sets[j], dense_rows[j], fused_rows[j]))
     return rankings
 
@@ -190,6 +223,4 @@ def _rerank(ranking: Ranking, question: str, index: Index, reranker, top_n: int)
     score[reranked] = 1 + (len(reranked) - np.arange(len(reranked))) / len(reranked)
     rerank = np.full(len(score), np.nan)
     rerank[head] = ce
-    return Ranking(
-        score, ranking.bm25, ranking.pagerank, ranking.seeds, ranking.dense, ranking.fused, rerank
-    )
+    return replace(ranking, score=score, rerank=rerank)

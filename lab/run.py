@@ -72,25 +72,35 @@ class LabConfig:
 
 @dataclass(frozen=True, eq=False)
 class Run:
-    """One chunker in one mode: its metrics, index statistics and per-question results."""
+    """One chunker in one mode: its metrics, index statistics and per-question results (with
+    the questions' metadata filters applied). ``unfiltered`` holds the results of the questions
+    that have a filter, retrieved without it, and ``unfiltered_metrics`` the metrics with those
+    in place (None when no question has a filter)."""
 
     chunker: str
     mode: str
     metrics: Metrics
     index: IndexStats
     questions: tuple[QuestionResult, ...]
+    unfiltered: tuple[QuestionResult, ...] = ()
+    unfiltered_metrics: Metrics | None = None
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "chunker": self.chunker,
             "mode": self.mode,
             "metrics": self.metrics.as_dict(),
             "index": self.index.as_dict(),
             "questions": [question_dict(r) for r in self.questions],
         }
+        if self.unfiltered_metrics is not None:
+            out["metrics_without_filters"] = self.unfiltered_metrics.as_dict()
+            out["questions_without_filters"] = [question_dict(r) for r in self.unfiltered]
+        return out
 
 
 def question_dict(r: QuestionResult) -> dict:
+    """One question's result as JSON: offsets are in the text of the document ``doc`` names."""
     return {
         "id": r.id,
         "split": r.split,
@@ -99,6 +109,7 @@ def question_dict(r: QuestionResult) -> dict:
         "context": [
             {
                 "chunk": p.chunk,
+                "doc": p.doc,
                 "rank": p.rank,
                 "words": p.words,
                 "source": [list(s) for s in p.source],
@@ -107,6 +118,7 @@ def question_dict(r: QuestionResult) -> dict:
         ],
         "evidence": [
             {
+                "doc": e.doc,
                 "span": list(e.span),
                 "in_context": e.in_context,
                 "diagnosis": e.diagnosis,
@@ -140,10 +152,16 @@ class LabResult:
         }
 
     def metrics_frame(self) -> pd.DataFrame:
-        """One row per chunker x mode."""
-        return pd.DataFrame(
-            [{"chunker": r.chunker, "mode": r.mode, **r.metrics.as_dict()} for r in self.runs]
-        )
+        """One row per chunker x mode; when questions carry metadata filters, recall without
+        them too (``complete_without_filters``, ``partial_without_filters``)."""
+        rows = []
+        for r in self.runs:
+            row = {"chunker": r.chunker, "mode": r.mode, **r.metrics.as_dict()}
+            if r.unfiltered_metrics is not None:
+                row["complete_without_filters"] = r.unfiltered_metrics.complete
+                row["partial_without_filters"] = r.unfiltered_metrics.partial
+            rows.append(row)
+        return pd.DataFrame(rows)
 
     def index_frame(self) -> pd.DataFrame:
         """One row per chunker."""
@@ -153,24 +171,33 @@ class LabResult:
         return pd.DataFrame(list(seen.values()))
 
     def questions_frame(self) -> pd.DataFrame:
-        """One row per question x chunker x mode."""
-        rows = [
-            {
-                "question": q.id,
-                "split": q.split,
-                "chunker": r.chunker,
-                "mode": r.mode,
-                "partial": q.partial,
-                "complete": q.complete,
-                "verdict": q.verdict,
-                "context_words": q.words,
-                "chunks": len(q.context),
-                "missed": sum(not e.in_context for e in q.evidence),
-                "diagnosis": "; ".join(sorted({e.diagnosis for e in q.evidence if e.diagnosis})),
-            }
-            for r in self.runs
-            for q in r.questions
-        ]
+        """One row per question x chunker x mode: the verdict and why evidence missed, the
+        documents its evidence is in, and its verdict without its filter (when it has one)."""
+        rows = []
+        for r in self.runs:
+            unfiltered = {u.id: u.verdict for u in r.unfiltered}
+            for q in r.questions:
+                docs = list(dict.fromkeys(e.doc for e in q.evidence))
+                rows.append(
+                    {
+                        "question": q.id,
+                        "split": q.split,
+                        "chunker": r.chunker,
+                        "mode": r.mode,
+                        "partial": q.partial,
+                        "complete": q.complete,
+                        "verdict": q.verdict,
+                        "context_words": q.words,
+                        "chunks": len(q.context),
+                        "missed": sum(not e.in_context for e in q.evidence),
+                        "diagnosis": "; ".join(
+                            sorted({e.diagnosis for e in q.evidence if e.diagnosis})
+                        ),
+                        "documents": ", ".join(docs),
+                        "multi_doc": len(docs) > 1,
+                        "verdict_without_filter": unfiltered.get(q.id),
+                    }
+                )
         return pd.DataFrame(rows)
 
 
@@ -191,8 +218,11 @@ class Retrieval:
         mode: str,
         reranker=None,
         rerank_top: int = RERANK_TOP,
+        filters: bool = True,
     ) -> Retrieval:
-        rankings = rank(index, questions, mode, reranker=reranker, rerank_top=rerank_top)
+        rankings = rank(
+            index, questions, mode, reranker=reranker, rerank_top=rerank_top, filters=filters
+        )
         return cls(index, mode, tuple(questions), tuple(rankings))
 
     def contexts(self, budget: int) -> list[Context]:
@@ -250,23 +280,27 @@ class LabCache:
             self.max_indexes,
         )
 
-    def retrieval(self, index: Index, config: LabConfig, mode: str) -> Retrieval:
+    def retrieval(
+        self, index: Index, config: LabConfig, mode: str, filters: bool = True
+    ) -> Retrieval:
+        """Rankings of the split's questions (without filters: only the questions that have
+        one, ranked as if they had none)."""
         key = (
             _index_key(index.corpus, config, index.chunker, index.size),
             config.split,
             mode,
             config.rerank,
             config.rerank_top,
+            filters,
         )
+        questions = index.corpus.split(config.split)
+        if not filters:
+            questions = tuple(q for q in questions if q.filter)
         return self._get(
             self._retrievals,
             key,
             lambda: Retrieval.of(
-                index,
-                index.corpus.split(config.split),
-                mode,
-                reranker_for(config),
-                config.rerank_top,
+                index, questions, mode, reranker_for(config), config.rerank_top, filters
             ),
             4 * self.max_indexes,
         )
@@ -315,12 +349,18 @@ def run_lab(
     cache = cache or LabCache()
     runs = []
     total = len(config.chunkers) * len(config.modes)
+    filtered = any(q.filter for q in corpus.split(config.split))
     for chunker in config.chunkers:
         index = cache.index(corpus, config, chunker)
         stats = index_stats(index, config.budget)
         for mode in config.modes:
             results = cache.retrieval(index, config, mode).evaluate(config.budget)
-            runs.append(Run(chunker, mode, aggregate(results), stats, results))
+            unfiltered, without = (), None
+            if filtered:
+                unfiltered = cache.retrieval(index, config, mode, False).evaluate(config.budget)
+                replaced = {r.id: r for r in unfiltered}
+                without = aggregate([replaced.get(r.id, r) for r in results])
+            runs.append(Run(chunker, mode, aggregate(results), stats, results, unfiltered, without))
             if progress:
                 progress(len(runs), total)
     return LabResult(config, tuple(runs), corpus.errors)
@@ -378,9 +418,10 @@ def explain(
     budget: int,
     reranker=None,
     rerank_top: int = RERANK_TOP,
+    filters: bool = True,
 ) -> Explanation:
     """Rank, assemble and score one question, keeping the intermediate results."""
-    retrieval = Retrieval.of(index, [question], mode, reranker, rerank_top)
+    retrieval = Retrieval.of(index, [question], mode, reranker, rerank_top, filters)
     context = retrieval.contexts(budget)[0]
     result = score_question(index, question, retrieval.rankings[0], context)
     return Explanation(question, index, retrieval.rankings[0], context, result)

@@ -6,6 +6,7 @@ from bisect import bisect_left
 
 from ..parse import Document
 from . import (  # noqa: F401  (register the chunkers)
+    by_type,
     parent_child,
     qes_dp,
     qes_greedy,
@@ -83,9 +84,12 @@ def chunk_document(
     resolve_refs: bool = True,
     first_id: int = 0,
     embedder=None,
+    doc_type: str = "other",
+    policy=None,
 ) -> tuple[list[Chunk], Plan]:
     """Chunk one document with a registered chunker and build each chunk's delivered text."""
-    plan = CHUNKERS[chunker].plan(doc, Params(size, overlap, training, resolve_refs, embedder))
+    params = Params(size, overlap, training, resolve_refs, embedder, doc_type, policy)
+    plan = CHUNKERS[chunker].plan(doc, params)
     text = doc.text
     provisions = doc.provisions
     chunks = []

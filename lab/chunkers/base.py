@@ -77,13 +77,17 @@ class Training:
 @dataclass(frozen=True, slots=True)
 class Params:
     """What every chunker is given: the size limit ``L`` in characters, the window overlap, the
-    training evidence, whether references are resolved, and an embedder (dense chunkers only)."""
+    training evidence, whether references are resolved, an embedder (dense chunkers only), and
+    the document's type with the collection's policy (``lab.collection.Policy``: the by-type
+    chunker)."""
 
     size: int
     overlap: int = 50
     training: Training = Training()
     resolve_refs: bool = True
     embedder: object | None = None
+    doc_type: str = "other"
+    policy: object | None = None
 
 
 @dataclass(frozen=True, slots=True)

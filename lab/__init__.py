@@ -6,6 +6,17 @@
 """
 
 from .chunkers import CHUNKERS, Chunk
+from .collection import (
+    DEFAULT_POLICY,
+    DOCUMENT_TYPES,
+    POLICY_CHUNKER,
+    DocumentInfo,
+    Policy,
+    PolicyEntry,
+    Source,
+    describe_filter,
+    infer_type,
+)
 from .corpus import (
     MAX_DOCUMENT_CHARS,
     MAX_QE_CHARS,
@@ -14,8 +25,10 @@ from .corpus import (
     InputError,
     Question,
     build_corpus,
+    load_collection,
     load_corpus,
 )
+from .html_doc import parse_html
 from .index import Index, build_index
 from .metrics import DIAGNOSES, EXPLAIN
 from .parse import Document, parse_document
@@ -38,6 +51,16 @@ from .run import (
 
 __all__ = [
     "CHUNKERS",
+    "DEFAULT_POLICY",
+    "DOCUMENT_TYPES",
+    "POLICY_CHUNKER",
+    "DocumentInfo",
+    "Policy",
+    "PolicyEntry",
+    "Source",
+    "describe_filter",
+    "infer_type",
+    "load_collection",
     "DEFAULT_BUDGETS",
     "DEFAULT_CHUNKERS",
     "DEFAULT_SIZES",
@@ -66,6 +89,7 @@ __all__ = [
     "explain",
     "load_corpus",
     "parse_document",
+    "parse_html",
     "run_lab",
     "sweep",
 ]

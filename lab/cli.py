@@ -18,12 +18,15 @@ from pathlib import Path
 from . import (
     CHUNKERS,
     DEFAULT_CHUNKERS,
+    DOCUMENT_TYPES,
     LEXICAL_MODES,
     MODES,
+    POLICY_CHUNKER,
     SPLITS,
     Corpus,
     CorpusError,
     LabConfig,
+    load_collection,
     load_corpus,
     run_lab,
     sweep,
@@ -74,20 +77,43 @@ def _int_list(value: str) -> tuple[int, ...]:
     return numbers
 
 
+def _type_pair(value: str) -> tuple[str, str]:
+    name, sep, doc_type = value.partition("=")
+    if not sep or not name.strip() or not doc_type.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=TYPE, got {value!r}")
+    return name.strip(), doc_type.strip()
+
+
 def _add_experiment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--doc",
         action="append",
         type=Path,
         metavar="PATH",
-        help="document (markdown or text, UTF-8); repeat for several "
+        help="document (markdown, text or HTML, UTF-8); repeat for several "
         "(default: the bundled handbook)",
+    )
+    p.add_argument(
+        "--collection",
+        type=Path,
+        metavar="MANIFEST",
+        help="a collection manifest (collection.json: documents with types and metadata, their "
+        "questions, a chunking policy per type); instead of --doc",
+    )
+    p.add_argument(
+        "--type",
+        action="append",
+        type=_type_pair,
+        default=[],
+        metavar="NAME=TYPE",
+        help=f"the type of a --doc document (by file name or stem), one of "
+        f"{', '.join(DOCUMENT_TYPES)}; repeat for several (default: inferred)",
     )
     p.add_argument(
         "--qe",
         type=Path,
         metavar="PATH",
-        help="question-evidence JSON (default with the bundled handbook: its questions)",
+        help="question-evidence JSON (default: the bundled handbook's, or the manifest's)",
     )
     p.add_argument(
         "--chunker",
@@ -218,7 +244,8 @@ def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
     if args.rerank_top < 1:
         raise ValueError(f"--rerank-top must be at least 1, got {args.rerank_top}")
     usable = [c for c in CHUNKERS if args.dense or not CHUNKERS[c].dense]
-    chosen = args.chunker or [DEFAULT_CHUNKERS]
+    defaults = DEFAULT_CHUNKERS + (POLICY_CHUNKER,) * (args.collection is not None)
+    chosen = args.chunker or [defaults]
     chunkers = tuple(
         dict.fromkeys(n for names in chosen for n in (usable if names == (ALL,) else names))
     )
@@ -265,30 +292,45 @@ def _say(level: str, message: str) -> None:
     print(f"{level}: {message}", file=sys.stderr)
 
 
-def _load(args: argparse.Namespace) -> Corpus:
-    """The corpus of ``--doc``/``--qe`` (the bundled handbook by default), its problems reported.
-
-    Raises ``ValueError`` when no question of the split can run."""
+def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:
+    """The corpus the options name, and where its questions come from."""
+    if args.collection is not None:
+        if args.doc is not None:
+            raise ValueError(
+                "--collection and --doc exclude each other: a manifest lists its documents"
+            )
+        if args.type:
+            raise ValueError("--type goes with --doc; a manifest gives each document its type")
+        return load_collection(args.collection, args.qe), args.qe or args.collection
     if args.doc is None:
-        docs, qe = [DEFAULT_DOC], args.qe or DEFAULT_QE
-    elif args.qe is None:
+        if args.type:
+            raise ValueError("--type names the type of a --doc document; give --doc too")
+        return load_corpus([DEFAULT_DOC], args.qe or DEFAULT_QE), args.qe or DEFAULT_QE
+    if args.qe is None:
         raise ValueError(
             "--qe PATH is required with --doc: the bundled questions belong to the bundled handbook"
         )
-    else:
-        docs, qe = args.doc, args.qe
-    stems = [p.stem for p in docs]
+    stems = [p.stem for p in args.doc]
     if len(set(stems)) < len(stems):
         raise ValueError(
             f"two --doc files share a name ({', '.join(stems)}); documents are named by file stem"
         )
-    corpus = load_corpus(list(docs), qe)
+    return load_corpus(list(args.doc), args.qe, dict(args.type)), args.qe
+
+
+def _load(args: argparse.Namespace) -> Corpus:
+    """The corpus of ``--doc``/``--qe`` or ``--collection`` (the bundled handbook by default),
+    its problems reported.
+
+    Raises ``ValueError`` when no question of the split can run."""
+    corpus, qe = _read(args)
     fatal = not corpus.questions
-    whole_file = [e for e in corpus.errors if e.question is None]
+    whole_file = [e for e in corpus.errors if e.question is None and e.document is None]
     if fatal and whole_file:
-        raise ValueError(f"{qe}: {whole_file[0].message}")
+        raise ValueError(f"{qe}: {whole_file[-1].message}")
     for e in corpus.errors:
-        _say("error" if fatal else "warning", f"{e.question or qe}: {e.message}")
+        where = e.question or e.document or qe
+        _say("error" if fatal and e.severity == "error" else "warning", f"{where}: {e.message}")
     if fatal:
         raise ValueError(f"no usable question in {qe}" + (" (see above)" if corpus.errors else ""))
     if not corpus.split(args.split):
@@ -339,16 +381,50 @@ def _dense_note(c: LabConfig) -> str:
     return "".join(f", {p}" for p in parts)
 
 
+def _documents_table(corpus: Corpus, config: LabConfig) -> str:
+    """Each document's type (``*``: inferred), format, the chunker the policy gives it, size
+    and metadata, with how inferred types were read."""
+    rows, notes = [], []
+    for info, doc in zip(corpus.info, corpus.documents, strict=True):
+        choice = corpus.policy.resolve(
+            info.type, config.size, config.overlap, config.dense is not None
+        )
+        inferred = info.type_source != "given"
+        if inferred:
+            notes.append(f"* {info.name}: {info.type_source}")
+        if choice.note:
+            notes.append(f"{info.name}: {choice.note}")
+        rows.append(
+            (
+                info.name,
+                info.type + "*" * inferred,
+                info.format,
+                choice.chunker + (f" (L={choice.size})" if choice.size != config.size else ""),
+                info.describe_meta() or "-",
+                f"{len(doc.text):,}",
+            )
+        )
+    table = _table(("document", "type", "format", "by-type", "meta", "chars"), rows, left=5)
+    return "\n".join([f"Documents ({corpus.name})", table, *notes])
+
+
 def _run_table(result: LabResult, corpus: Corpus) -> str:
     c = result.config
-    n = len(corpus.split(c.split))
+    questions = corpus.split(c.split)
+    n = len(questions)
+    filtered = sum(1 for q in questions if q.filter)
+    docs = len(corpus.documents)
     title = (
-        f"{corpus.name}: {n} {c.split} question{'s' * (n != 1)}, "
+        f"{corpus.name}: {f'{docs} documents, ' if docs > 1 else ''}"
+        f"{n} {c.split} question{'s' * (n != 1)}"
+        f"{f' ({filtered} with a metadata filter)' if filtered else ''}, "
         f"size {c.size} chars, budget {c.budget} words, "
         f"headers {_on(c.headers)}, references {_on(c.resolve_refs)}{_dense_note(c)}"
     )
+    without = ("complete w/o filters", "partial w/o filters") if filtered else ()
     metrics = _table(
-        ("chunker", "mode", "partial", "complete", "gap", "context words", "chunks", "MRR"),
+        ("chunker", "mode", "partial", "complete", "gap", "context words", "chunks", "MRR")
+        + without,
         [
             (
                 r.chunker,
@@ -360,11 +436,14 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
                 f"{m.mean_chunks:.2f}",
                 f"{m.mrr:.3f}",
             )
+            + ((_pct(u.complete), _pct(u.partial)) if u is not None else ())
             for r in result.runs
-            for m in [r.metrics]
+            for m, u in [(r.metrics, r.unfiltered_metrics)]
         ],
         left=2,
     )
+    if docs > 1:
+        metrics += "\n\n" + _documents_table(corpus, c)
     seen: dict[str, object] = {}
     for r in result.runs:
         seen.setdefault(r.chunker, r.index)

@@ -12,7 +12,7 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -725,6 +725,18 @@ def build_corpus(
                     checked["filter"],
                 )
             )
+
+    filtered = [q.id for q in questions if q.filter]
+    if filtered and not any(info.meta for info in infos):
+        errors.append(
+            InputError(
+                f"{len(filtered)} question(s) carry a metadata filter ({', '.join(filtered[:5])}"
+                f"{', ...' if len(filtered) > 5 else ''}), but no document has metadata (a "
+                'collection manifest gives each document its "meta"): the filters are ignored.',
+                severity="warning",
+            )
+        )
+        questions = [replace(q, filter=()) for q in questions]
 
     digest = hashlib.sha256()
     for d, info in zip(parsed, infos, strict=True):

@@ -59,6 +59,7 @@ class _Block:
     level: int = 0  # heading level
     marker: str = ""  # list marker, e.g. "- " or "3. "
     rows: list[tuple[list[str], bool]] = field(default_factory=list)  # table: (cells, header?)
+    first: bool = False  # the first item of its list: a blank line separates it from the last
 
 
 def _words(text: str) -> str:
@@ -122,6 +123,7 @@ class _Walker:
         """Each item's leading text becomes a list item with its marker; blocks nested in an
         item (paragraphs, lists, tables) follow it."""
         number = _int(tag.get("start"), 1)
+        first = True
         for item in tag.find_all("li", recursive=False):
             marker = f"{number}. " if tag.name == "ol" else "- "
             number += 1
@@ -130,7 +132,8 @@ class _Walker:
             inner.flush()
             blocks = inner.blocks
             if blocks and blocks[0].kind == "para":
-                blocks[0] = _Block("item", blocks[0].text, marker=marker)
+                blocks[0] = _Block("item", blocks[0].text, marker=marker, first=first)
+                first = False
             self.blocks.extend(blocks)
 
     def table(self, tag: Tag) -> None:
@@ -165,7 +168,7 @@ def _layout(blocks: list[_Block]) -> tuple[str, list[tuple[_Block, int, list]]]:
     previous = None
     for block in blocks:
         if parts:
-            tight = previous == block.kind == "item"
+            tight = previous == block.kind == "item" and not block.first
             sep = "\n" if tight else "\n\n"
             parts.append(sep)
             pos += len(sep)

@@ -1,0 +1,159 @@
+"""The command line on collections: --collection, --doc with --type, the by-type chunker, and
+documents named in JSON results."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from test_cli import assert_user_error, run_cli, write
+
+from lab import CHUNKERS
+
+ROOT = Path(__file__).resolve().parent.parent
+TECHNOVA = ROOT / "data" / "technova"
+MANIFEST = str(TECHNOVA / "collection.json")
+DOCS = [
+    "firmware-changelog.md",
+    "troubleshooting-guide.md",
+    "product-specs.html",
+    "headphones-faq.md",
+    "returns-policy.md",
+    "support-call.txt",
+    "wh-500-quick-start.md",
+]
+
+
+def test_collection_json_names_the_document_of_every_chunk_and_evidence_span(capsys):
+    code, out, err = run_cli(
+        capsys,
+        "run",
+        "--collection",
+        MANIFEST,
+        "--chunker",
+        "by-type",
+        "--format",
+        "json",
+        "--split",
+        "all",
+    )
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    texts = {name: (TECHNOVA / name).read_text(encoding="utf-8") for name in DOCS}
+    (flat, graph) = data["runs"]
+    assert (flat["chunker"], flat["mode"]) == ("by-type", "flat")
+    assert len(flat["questions"]) == 31
+    for q in flat["questions"]:
+        for e in q["evidence"]:
+            assert e["doc"] in texts
+            start, end = e["span"]
+            assert 0 <= start < end  # offsets of that document's (extracted) text
+        for p in q["context"]:
+            assert p["doc"] in texts
+    spans = {(e["doc"], tuple(e["span"])) for q in flat["questions"] for e in q["evidence"]}
+    guide = texts["troubleshooting-guide.md"]
+    start = guide.index("Not listed? Reset")
+    assert any(d == "troubleshooting-guide.md" and s == start for d, (s, _) in spans)
+    assert "metrics_without_filters" in flat and "questions_without_filters" in flat
+
+
+def test_collection_table_lists_the_documents_and_recall_without_filters(capsys):
+    code, out, _ = run_cli(capsys, "run", "--collection", MANIFEST)
+    assert code == 0
+    assert out.startswith("TechNova support: 7 documents, 20 test questions (4 with a metadata")
+    assert "complete w/o filters" in out
+    table = out.split("\n\n")[1].splitlines()[1:]
+    chunkers = {line.split()[0] for line in table}
+    assert chunkers == {"fixed", "sentence", "structure", "qes-dp", "qes-greedy", "by-type"}
+    assert "product-specs.html        spec-table  html      table-rows" in out
+    assert "wh-500-quick-start.md     procedure*" in out
+    assert "* wh-500-quick-start.md: inferred: 3 numbered steps under 4 headings" in out
+
+
+def test_chunker_all_includes_the_policy_and_table_rows(capsys):
+    code, out, _ = run_cli(
+        capsys,
+        "run",
+        "--collection",
+        MANIFEST,
+        "--chunker",
+        "all",
+        "--mode",
+        "flat",
+        "--format",
+        "csv",
+    )
+    assert code == 0
+    names = [r["chunker"] for r in csv.DictReader(io.StringIO(out))]
+    assert names == [c for c in CHUNKERS if not CHUNKERS[c].dense]
+    assert names[-2:] == ["table-rows", "by-type"]
+
+
+def test_repeated_docs_with_types_run_the_same_questions(capsys):
+    argv = ["run", "--qe", str(TECHNOVA / "questions.json"), "--chunker", "by-type"]
+    for name in DOCS:
+        argv += ["--doc", str(TECHNOVA / name)]
+    argv += ["--type", "support-call.txt=transcript", "--type", "headphones-faq=faq"]
+    code, out, err = run_cli(capsys, *argv, "--format", "json", "--split", "all")
+    assert code == 0
+    assert err.count("warning:") == 1 and "filters are ignored" in err
+    data = json.loads(out)
+    assert len(data["runs"][0]["questions"]) == 31
+    assert {e["doc"] for q in data["runs"][0]["questions"] for e in q["evidence"]} == {
+        Path(n).stem for n in DOCS
+    }
+
+
+def test_an_unknown_type_warns_and_runs_with_the_inferred_one(capsys, tmp_path):
+    doc = write(tmp_path, "guide.md", "# G\n\n## A\n\n1. One.\n2. Two.\n3. Three.\n")
+    qe = write(
+        tmp_path, "qe.json", json.dumps([{"id": "a", "question": "two?", "evidence": ["2. Two."]}])
+    )
+    code, out, err = run_cli(capsys, "run", "--doc", doc, "--qe", qe, "--type", "guide=manual")
+    assert code == 0
+    assert "warning: guide: unknown type 'manual' for guide" in err
+    assert "procedure*" not in out  # a single document: no documents table
+
+
+def test_a_manifest_naming_a_missing_file_warns_and_runs_the_rest(capsys, tmp_path):
+    write(tmp_path, "a.md", "# A\n\nAlpha rules apply.\n")
+    write(
+        tmp_path,
+        "qe.json",
+        json.dumps([{"id": "a", "question": "alpha?", "evidence": ["Alpha rules apply."]}]),
+    )
+    manifest = write(
+        tmp_path,
+        "collection.json",
+        json.dumps(
+            {
+                "documents": ["a.md", "gone.md"],
+                "questions": "qe.json",
+                "policy": {"other": {"chunker": "nope"}},
+            }
+        ),
+    )
+    code, out, err = run_cli(capsys, "run", "--collection", manifest, "--chunker", "by-type")
+    assert code == 0
+    assert "collection.json names 'gone.md', which does not exist; it was left out" in err
+    assert "names unknown chunker 'nope'" in err
+    assert "by-type" in out
+
+
+def test_collection_errors_are_one_line_with_status_2(capsys, tmp_path):
+    assert_user_error(
+        *run_cli(capsys, "run", "--collection", str(tmp_path / "none.json")),
+        "No such collection manifest",
+    )
+    bad = write(tmp_path, "bad.json", "{oops")
+    assert_user_error(*run_cli(capsys, "run", "--collection", bad), "bad.json is not valid JSON")
+    doc = write(tmp_path, "x.md", "Text.")
+    assert_user_error(
+        *run_cli(capsys, "run", "--collection", MANIFEST, "--doc", doc), "exclude each other"
+    )
+    assert_user_error(*run_cli(capsys, "run", "--type", "x=faq"), "give --doc too")
+    assert_user_error(*run_cli(capsys, "run", "--type", "faq"), "expected NAME=TYPE")
+    assert_user_error(
+        *run_cli(capsys, "run", "--collection", MANIFEST, "--type", "a=faq"),
+        "--type goes with --doc",
+    )

@@ -382,11 +382,13 @@ class Explanation:
         rows = []
         order = self.ranking.order if limit is None else self.ranking.order[:limit]
         ranking = self.ranking
+        documents = self.index.corpus.documents
         for pos, k in enumerate(order.tolist()):
             c = self.index.chunks[k]
             row = {
                 "rank": pos + 1,
                 "chunk": c.id,
+                "document": documents[c.doc].name,
                 "bm25": float(ranking.bm25[k]),
                 "pagerank": float(ranking.pagerank[k]) if ranking.pagerank is not None else None,
                 "score": float(ranking.score[k]),

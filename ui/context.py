@@ -18,10 +18,21 @@ def question(of: Corpus, qid: str | None) -> Question | None:
 
 
 def where(of: Corpus, doc: int, start: int) -> str:
-    """Label of the provision holding character ``start`` of document ``doc``."""
+    """Label of the provision holding character ``start`` of document ``doc``, after the
+    document's name when the corpus has several."""
     document = of.documents[doc]
     p = document.units[document.unit_at(start)].provision if document.units else -1
-    return document.provisions[p].label if p >= 0 else "(before the first heading)"
+    label = document.provisions[p].label if p >= 0 else "(before the first heading)"
+    return f"{document.name} › {label}" if len(of.documents) > 1 else label
+
+
+def evidence_in(q: Question | None, doc: int) -> tuple[list[tuple[int, int]], list[int]]:
+    """The question's evidence spans in document ``doc`` and their 1-based numbers among all
+    of its evidence."""
+    if q is None:
+        return [], []
+    found = [(n, (e.start, e.end)) for n, e in enumerate(q.evidence, 1) if e.doc == doc]
+    return [s for _, s in found], [n for n, _ in found]
 
 
 CONTEXT_STYLE = """
@@ -51,7 +62,10 @@ class Segment:
 
 
 def source_offsets(chunk, document_text: str) -> list[tuple[int, int, int]]:
-    """Where each source range of ``chunk`` sits in its text: ``(start, end, text_position)``."""
+    """Where each source range of ``chunk`` sits in its text: ``(start, end, text_position)``
+    (a table row's cells and column names, where its chunker laid them out)."""
+    if chunk.layout is not None:
+        return list(chunk.layout)
     placed, cursor = [], len(chunk.prefix)
     for start, end in chunk.source:
         at = chunk.text.find(document_text[start:end], cursor)
@@ -62,18 +76,22 @@ def source_offsets(chunk, document_text: str) -> list[tuple[int, int, int]]:
     return placed
 
 
-def segments(chunk, document_text: str, spans: list[tuple[int, int]]) -> list[Segment]:
-    """Split ``chunk.text`` into segments with evidence ``spans`` (document offsets) marked:
-    whole where one source range holds a span, as a part where a range holds only some of it."""
+def segments(
+    chunk, document_text: str, spans: list[tuple[int, int]], numbers: list[int] | None = None
+) -> list[Segment]:
+    """Split ``chunk.text`` into segments with evidence ``spans`` (document offsets; numbered
+    ``numbers``, 1, 2, ... by default) marked: whole where one source range holds a span, as a
+    part where the chunk holds only some of it."""
     text = chunk.text
     placed = source_offsets(chunk, document_text)
     marks: dict[int, tuple[str, int]] = {}  # text position -> (kind, evidence number)
-    for number, (s, e) in enumerate(spans, start=1):
+    for number, (s, e) in zip(numbers or range(1, len(spans) + 1), spans, strict=True):
+        whole = any(start <= s and e <= end for start, end in chunk.source)
         for start, end, at in placed:
             a, b = max(start, s), min(end, e)
             if a >= b:
                 continue
-            kind = "evidence" if start <= s and e <= end else "part"
+            kind = "evidence" if whole else "part"
             for pos in range(at + a - start, at + b - start):
                 marks.setdefault(pos, (kind, number))
     covered = np.zeros(len(text), dtype=bool)
@@ -107,7 +125,13 @@ def segments_html(parts: list[Segment]) -> str:
     return "".join(out)
 
 
-def chunk_html(title: str, chunk, document_text: str, spans: list[tuple[int, int]]) -> str:
+def chunk_html(
+    title: str,
+    chunk,
+    document_text: str,
+    spans: list[tuple[int, int]],
+    numbers: list[int] | None = None,
+) -> str:
     """One chunk as a bordered block: an escaped title line, then its highlighted text."""
-    body = segments_html(segments(chunk, document_text, spans))
+    body = segments_html(segments(chunk, document_text, spans, numbers))
     return f'<div class="cx-chunk"><div class="cx-head">{html.escape(title)}</div>{body}</div>'

@@ -15,7 +15,7 @@ from lab.run import reranker_for
 
 from . import cache
 from .cache import pick, shared_and_session
-from .context import CONTEXT_STYLE, chunk_html, question, where
+from .context import CONTEXT_STYLE, chunk_html, evidence_in, question, where
 from .draw import md_escape
 
 RANK_ROWS = 40  # ranking rows shown, plus any lower-ranked chunk that holds evidence
@@ -25,6 +25,7 @@ VERDICT_FILLS = {"complete": "#d3f9d8", "partial": "#fff3bf", "miss": "#ffe3e3"}
 RANKING_ORDER = [
     "rank",
     "chunk",
+    "document",
     "decision",
     "evidence",
     "bm25",
@@ -111,10 +112,12 @@ class View:
         return f"{self.verdict} {self.held}/{len(self.evidence)}{why}"
 
 
-def _ranking_rows(frame: pd.DataFrame, mode: str) -> pd.DataFrame:
+def _ranking_rows(frame: pd.DataFrame, mode: str, documents: int) -> pd.DataFrame:
     if frame.empty:
         return frame
     shown = frame[(frame["rank"] <= RANK_ROWS) | frame["evidence"]].copy()
+    if documents == 1:
+        shown = shown.drop(columns="document")
     shown["decision"] = shown["decision"].fillna("")
     return shown[[c for c in RANKING_ORDER if c in shown and mode in MODE_COLUMNS.get(c, (mode,))]]
 
@@ -150,8 +153,7 @@ def _build_view(
     index: Index, q: Question, mode: str, budget: int, reranker=None, rerank_top: int = RERANK_TOP
 ) -> View:
     ex = explain(index, q, mode, budget, reranker, rerank_top)
-    text = index.corpus.documents[q.doc].text
-    spans = [(ev.start, ev.end) for ev in q.evidence]
+    documents = index.corpus.documents
     picked = set(ex.context.picked)
     positions = ex.ranking.positions()
     evidence = []
@@ -172,15 +174,16 @@ def _build_view(
     blocks = []
     for k in ex.context.picked:
         c = index.chunks[k]
-        title = f"#{int(positions[k]) + 1} · {c.id} · {c.words} words"
-        blocks.append(chunk_html(title, c, text, spans))
+        title = f"#{int(positions[k]) + 1} · {c.id} · {documents[c.doc].name} · {c.words} words"
+        spans, numbers = evidence_in(q, c.doc)
+        blocks.append(chunk_html(title, c, documents[c.doc].text, spans, numbers))
     return View(
         chunker=index.chunker,
         mode=mode,
         verdict=ex.result.verdict,
         words=ex.context.words,
         budget=budget,
-        ranking=_ranking_rows(ex.frame(), mode),
+        ranking=_ranking_rows(ex.frame(), mode, len(documents)),
         context_html=CONTEXT_STYLE + "".join(blocks) if blocks else "",
         evidence=tuple(evidence),
         offered=len(ex.ranking.order),
@@ -211,6 +214,7 @@ SCORE_HELP = {
 RANKING_COLUMNS = {
     "rank": st.column_config.NumberColumn("Rank", width="small"),
     "chunk": st.column_config.TextColumn("Chunk"),
+    "document": st.column_config.TextColumn("Document"),
     "bm25": st.column_config.NumberColumn("BM25", format="%.2f"),
     "dense": st.column_config.NumberColumn(
         "Dense", format="%.3f", help="Cosine similarity of the question's and the chunk's vectors."

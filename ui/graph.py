@@ -16,7 +16,7 @@ from lab.run import reranker_for
 
 from . import cache
 from .cache import pick, shared_and_session
-from .context import CONTEXT_STYLE, chunk_html, question
+from .context import CONTEXT_STYLE, chunk_html, evidence_in, question
 
 MAX_NODES = 250  # larger graphs show the chosen question's neighbourhood of this many chunks
 PREVIEW_CHARS = 160
@@ -88,9 +88,11 @@ def _status(decision: str | None) -> str:
 
 
 def _labels(index: Index, k: int) -> str:
+    """The provisions chunk ``k`` touches, after its document's name in a collection."""
     c = index.chunks[k]
-    provisions = index.corpus.documents[c.doc].provisions
-    return "; ".join(provisions[p].label for p in c.provisions) or "—"
+    documents = index.corpus.documents
+    labels = "; ".join(documents[c.doc].provisions[p].label for p in c.provisions) or "—"
+    return f"{documents[c.doc].name} › {labels}" if len(documents) > 1 else labels
 
 
 @shared_and_session(st.cache_data, max_entries=256, session_entries=64)
@@ -197,9 +199,9 @@ def chunk_detail_html(of: Corpus, config: LabConfig, chunker: str, k: int, qid: 
     index = cache.index(of, config, chunker)
     c = index.chunks[k]
     q = question(of, qid)
-    spans = [(ev.start, ev.end) for ev in q.evidence if ev.doc == c.doc] if q else []
+    spans, numbers = evidence_in(q, c.doc)
     title = f"{c.id} · {c.words} words · {_labels(index, k)}"
-    return CONTEXT_STYLE + chunk_html(title, c, of.documents[c.doc].text, spans)
+    return CONTEXT_STYLE + chunk_html(title, c, of.documents[c.doc].text, spans, numbers)
 
 
 def neighbours(view: GraphView, chunk: str) -> pd.DataFrame:

@@ -362,11 +362,15 @@ class Manifest:
 
 
 def read_manifest(
-    raw: str | bytes | dict, fetch: Callable[[str], bytes | None], where: str = "collection.json"
+    raw: str | bytes | dict,
+    fetch: Callable[[str], bytes | str | None],
+    where: str = "collection.json",
+    questions: bool = True,
 ) -> Manifest:
-    """Read a manifest; ``fetch(path)`` returns a listed file's bytes, or None when it does not
-    exist. A document that cannot be read is reported and left out; a manifest that is not a
-    JSON object with a "documents" list raises :class:`CorpusError`."""
+    """Read a manifest; ``fetch(path)`` returns a listed file's content, or None when it does
+    not exist (``questions``: fetch the questions file it names too). A document that cannot be
+    read is reported and left out; a manifest that is not a JSON object with a "documents" list
+    raises :class:`CorpusError`."""
     if not isinstance(raw, dict):
         text = raw.decode("utf-8-sig", errors="replace") if isinstance(raw, bytes) else raw
         try:
@@ -408,21 +412,21 @@ def read_manifest(
         meta, notes = parse_meta(spec.get("meta"), f"{where}: the meta of {name}")
         errors.extend(InputError(n, severity="warning", document=name) for n in notes)
         sources.append(Source(name, data, doc_type, meta))
-    questions = None
-    qe_path = raw.get("questions")
+    content = None
+    qe_path = raw.get("questions") if questions else None
     if qe_path is not None:
         if not isinstance(qe_path, str):
             errors.append(InputError(f'{where}: "questions" must be the path of a QE JSON file'))
         else:
-            questions = fetch(qe_path)
-            if questions is None:
+            content = fetch(qe_path)
+            if content is None:
                 errors.append(
                     InputError(
                         f"{where} names the questions file {qe_path!r}, which does not exist"
                     )
                 )
     name = raw.get("name") if isinstance(raw.get("name"), str) else None
-    return Manifest(tuple(sources), questions, policy, tuple(errors), name)
+    return Manifest(tuple(sources), content, policy, tuple(errors), name)
 
 
 def resolve_name(ref: str, names: Mapping[str, int]) -> int | None:

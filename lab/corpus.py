@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -793,6 +793,29 @@ def load_corpus(
     return build_corpus(sources, qe_path.read_bytes())
 
 
+def build_collection(
+    manifest: str | bytes | dict,
+    fetch: Callable[[str], bytes | None],
+    qe: str | bytes | dict | list | None = None,
+    *,
+    where: str = "collection.json",
+    extra: Sequence[Source] = (),
+) -> Corpus:
+    """The collection a manifest lists: ``fetch(path)`` gives a listed file's bytes (None when
+    there is none); ``qe`` replaces the manifest's questions file; ``extra`` documents join the
+    listed ones. What the manifest names but cannot be had is reported, the rest loads."""
+    read = read_manifest(manifest, fetch, where, questions=qe is None)
+    sources = [*read.sources, *(s for s in extra if s.name not in {r.name for r in read.sources})]
+    if not sources:
+        raise CorpusError(
+            f"{where} lists no document that could be read: "
+            + " ".join(e.message for e in read.errors)
+        )
+    questions = read.questions if qe is None else qe
+    corpus = build_corpus(sources, questions, read.policy, title=read.name)
+    return _with_errors(corpus, read.errors)
+
+
 def load_collection(manifest: str | Path, qe: str | Path | None = None) -> Corpus:
     """Load the collection a manifest (``collection.json``) lists, its paths relative to the
     manifest's folder; ``qe`` replaces the manifest's questions file."""
@@ -805,20 +828,13 @@ def load_collection(manifest: str | Path, qe: str | Path | None = None) -> Corpu
         target = base / name
         return target.read_bytes() if target.is_file() else None
 
-    read = read_manifest(path.read_bytes(), fetch, path.name)
-    questions = read.questions
+    questions = None
     if qe is not None:
         qe_path = Path(qe)
         if not qe_path.is_file():
             raise CorpusError(f"No such QE file: {qe_path}")
         questions = qe_path.read_bytes()
-    if not read.sources:
-        raise CorpusError(
-            f"{path.name} lists no document that could be read: "
-            + " ".join(e.message for e in read.errors)
-        )
-    corpus = build_corpus(list(read.sources), questions, read.policy, title=read.name)
-    return _with_errors(corpus, read.errors)
+    return build_collection(path.read_bytes(), fetch, questions, where=path.name)
 
 
 def _with_errors(corpus: Corpus, errors: Sequence[InputError]) -> Corpus:

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from lab import CHUNKERS
-from ui import cache, draw, overview, state
+from lab import CHUNKERS, POLICY_CHUNKER
+from ui import cache, documents, draw, overview, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -12,6 +12,18 @@ result = cache.lab(corpus, settings.config)
 st.title("Index overview")
 st.caption(f"Corpus: {draw.md_escape(corpus.name)}")
 overview.corpus_summary(corpus)
+if documents.is_collection(corpus):
+    st.subheader("Documents")
+    st.caption(
+        "Each document's type (given by the manifest or inferred from its structure), its "
+        "metadata, and the chunker the collection's policy gives it; **by-type** runs that policy."
+    )
+    st.dataframe(
+        documents.documents_table(corpus, settings.config),
+        column_config=documents.DOCUMENT_COLUMNS,
+        hide_index=True,
+    )
+    documents.policy_nudge(corpus, settings.chunkers)
 
 st.subheader("Index statistics")
 st.caption(
@@ -33,6 +45,13 @@ if len(corpus.documents) > 1:
         doc_names = [d.name for d in corpus.documents]
         doc = doc_names.index(state.page_selectbox("Document", doc_names, key="doc"))
 st.caption(f"**{CHUNKERS[chunker].label}.** {CHUNKERS[chunker].description}")
+if chunker == POLICY_CHUNKER:
+    info = corpus.info[doc]
+    config = settings.config
+    choice = corpus.policy.resolve(info.type, config.size, config.overlap, settings.dense)
+    st.caption(f"This document is a **{info.type}**: the policy cuts it with **{choice.chunker}**.")
+if corpus.info[doc].format == "html":
+    st.caption("An HTML document: the map shows its extracted text, where evidence is found.")
 
 index = cache.index(corpus, settings.config, chunker)
 if any(c.search_source for c in index.chunks):

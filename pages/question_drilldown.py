@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab import CHUNKERS
+from lab import CHUNKERS, describe_filter
 from ui import cache, context, drilldown, state
 from ui.draw import md_escape
 
@@ -24,6 +24,13 @@ else:
         f"L = {settings.size} characters · budget = {settings.budget} words"
         + state.retrieval_note(settings, " · ")
     )
+    if q.filter:
+        kept = corpus.allowed(q)
+        st.caption(
+            f"Metadata filter: **{md_escape(describe_filter(q.filter))}**: retrieval ranks only "
+            f"the chunks of {len(kept)} of the {len(corpus.documents)} documents "
+            f"({md_escape(', '.join(corpus.documents[d].name for d in kept)) or 'none'})."
+        )
     drilldown.evidence_list(corpus, q)
 
     views = {

@@ -4,7 +4,7 @@ import json
 
 import streamlit as st
 
-from ui import cache, draw, recall, state
+from ui import cache, documents, draw, recall, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -24,6 +24,36 @@ if table["questions"].eq(0).all():
 recall.headline(table)
 st.dataframe(table, column_config=recall.RECALL_COLUMNS, hide_index=True)
 draw.chart(cache.spec(recall.recall_chart), rows=recall.recall_data(table))
+
+filtered = sum(1 for q in corpus.split(settings.split) if q.filter)
+if filtered:
+    st.caption(
+        f"{filtered} questions carry a metadata filter: retrieval ranks only the chunks of "
+        "documents whose metadata match it. The grey columns give recall with the filters off; "
+        "evidence in a document a filter left out is diagnosed **filtered out**."
+    )
+if documents.is_collection(corpus):
+    documents.policy_nudge(corpus, settings.chunkers)
+    st.subheader("By document type")
+    st.caption("Complete recall of the questions whose evidence is in documents of each type.")
+    by_type = cache.view(
+        corpus, ("by type", settings.config), documents.recall_by_type, result, corpus
+    )
+    st.dataframe(by_type, column_config=documents.type_columns(by_type), hide_index=True)
+    st.subheader("By question")
+    st.caption(
+        f"Each question's verdict in every configuration. {documents.ACROSS} marks a question "
+        "whose evidence is in more than one document."
+    )
+    by_question = cache.view(
+        corpus, ("by question", settings.config), documents.recall_by_question, result, corpus
+    )
+    labels = [c for c in by_question.columns if c not in documents.QUESTION_COLUMNS]
+    st.dataframe(
+        documents.styled_by_question(by_question, labels),
+        column_config=documents.QUESTION_COLUMNS,
+        hide_index=True,
+    )
 
 st.subheader("Question × configuration")
 verdicts = cache.view(corpus, ("verdicts", settings.config), recall.verdict_data, result, corpus)

@@ -3,17 +3,24 @@
 import streamlit as st
 
 from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS
-from ui import cache, corpus_input, state
+from ui import cache, corpus_input, state, uploads
 from ui.corpus_input import DOC, NAME, QE
 
 settings = state.current()
 
 st.title("Your corpus")
 st.caption(
-    "Paste or upload a markdown or plain-text document and its questions with their evidence "
-    "sentences (QE JSON). They stay in this browser session only."
+    "Paste or upload a markdown, plain-text or HTML document (or several, with a collection "
+    "manifest) and its questions with their evidence sentences (QE JSON). They stay in this "
+    "browser session only."
 )
-st.button("Fill in the bundled example", on_click=corpus_input.fill_example, type="tertiary")
+left, right = st.columns(2)
+left.button("Fill in the bundled example", on_click=corpus_input.fill_example, type="tertiary")
+right.button(
+    "Fill in the TechNova support collection",
+    on_click=corpus_input.fill_collection,
+    type="tertiary",
+)
 
 left, right = st.columns(2)
 with left:
@@ -65,6 +72,8 @@ with right:
         st.code(corpus_input.QE_EXAMPLE, language="json")
         st.markdown(corpus_input.QE_HELP)
 corpus_input.upload_errors()
+st.subheader("Several documents")
+uploads.draw(lambda text: corpus_input.put(QE, text))
 
 st.button("Check and load", type="primary", on_click=corpus_input.load)
 corpus_input.draw_report()

@@ -1,9 +1,9 @@
 """Every cached engine call of the app, in one place.
 
 Results are keyed by the corpus digest and the configuration; the corpus object itself is passed
-unhashed (a leading underscore tells Streamlit not to hash it). The bundled handbook's results are
-shared by all sessions. A user's own corpus lives only in its session:
-``st.session_state["user_corpus"]`` holds a ``lab.Corpus`` (put it there with
+unhashed (a leading underscore tells Streamlit not to hash it). The bundled corpora's results (the
+handbook, the TechNova support collection) are shared by all sessions. A user's own corpus lives
+only in its session: ``st.session_state["user_corpus"]`` holds a ``lab.Corpus`` (put it there with
 :func:`set_user_corpus`), the sidebar then offers it as "your corpus", and its results go to
 session-scoped caches that Streamlit drops when the session ends.
 """
@@ -26,6 +26,7 @@ from lab import (
     LabCache,
     LabConfig,
     LabResult,
+    load_collection,
     load_corpus,
     run_lab,
     sweep,
@@ -35,6 +36,7 @@ from lab.rerank import get_reranker, reranker_status
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HANDBOOK = "handbook"
+TECHNOVA = "technova support"
 USER = "your corpus"
 USER_CORPUS_KEY = "user_corpus"
 
@@ -43,6 +45,20 @@ USER_CORPUS_KEY = "user_corpus"
 def handbook() -> Corpus:
     """The bundled observatory handbook and its questions."""
     return load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def technova() -> Corpus:
+    """The bundled TechNova support collection: seven documents of six types, 31 questions."""
+    return load_collection(DATA / "technova" / "collection.json")
+
+
+BUNDLED = {HANDBOOK: handbook, TECHNOVA: technova}
+
+
+def bundled(of: Corpus) -> bool:
+    """Whether ``of`` is a bundled corpus (its results are shared by every session)."""
+    return any(of.digest == load().digest for load in BUNDLED.values())
 
 
 def embedder_problem(model: str) -> str | None:
@@ -77,15 +93,15 @@ def download_reranker(model: str) -> str | None:
 
 
 def corpus_names() -> list[str]:
-    """Corpora this session can show: the handbook, and the user's own when one is loaded."""
-    return [HANDBOOK, USER] if USER_CORPUS_KEY in st.session_state else [HANDBOOK]
+    """Corpora this session can show: the bundled ones, and the user's own when one is loaded."""
+    return [*BUNDLED, USER] if USER_CORPUS_KEY in st.session_state else list(BUNDLED)
 
 
 def corpus(name: str) -> Corpus:
     """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else."""
     if name == USER and USER_CORPUS_KEY in st.session_state:
         return st.session_state[USER_CORPUS_KEY]
-    return handbook()
+    return BUNDLED.get(name, handbook)()
 
 
 def set_user_corpus(user_corpus: Corpus) -> None:
@@ -96,7 +112,8 @@ def set_user_corpus(user_corpus: Corpus) -> None:
 def shared_and_session(
     cache: Callable, max_entries: int, session_entries: int
 ) -> Callable[[Callable], tuple[Callable, Callable]]:
-    """Wrap a function twice: a global cache for the handbook, a session cache for user corpora."""
+    """Wrap a function twice: a global cache for the bundled corpora, a session cache for user
+    corpora."""
 
     def wrap(fn: Callable) -> tuple[Callable, Callable]:
         shared = cache(max_entries=max_entries, show_spinner=False)(fn)
@@ -107,12 +124,12 @@ def shared_and_session(
 
 
 def pick(pair: tuple[Callable, Callable], of: Corpus) -> Callable:
-    return pair[0] if of.digest == handbook().digest else pair[1]
+    return pair[0] if bundled(of) else pair[1]
 
 
-@shared_and_session(st.cache_resource, max_entries=2, session_entries=1)
+@shared_and_session(st.cache_resource, max_entries=len(BUNDLED), session_entries=1)
 def _workbench(_corpus: Corpus, digest: str) -> LabCache:
-    return LabCache(max_indexes=64 if digest == handbook().digest else 16)
+    return LabCache(max_indexes=64 if bundled(_corpus) else 16)
 
 
 def workbench(of: Corpus) -> LabCache:

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, build_corpus
+from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, Source
 from lab.corpus import decode_text
 
-from . import cache, recall
+from . import cache, recall, uploads
 from .draw import md_escape
 
 DOC = "yc_document"
@@ -46,7 +46,10 @@ QE_EXAMPLE = """{"questions": [
 QE_HELP = (
     "A bare list of questions works too. `split` is `train` or `test` (default `test`); the QES "
     "chunkers learn from train questions. Evidence is found whitespace-insensitively; "
-    '`{"text": "...", "start": 812}` pins one occurrence.'
+    '`{"text": "...", "start": 812}` pins one occurrence. With several documents an evidence '
+    'item may name its document (`{"doc": "faq.md", "text": "..."}`; otherwise it is looked '
+    'for in every one), and a question may carry a metadata filter (`"filter": {"product": '
+    '"WH-1000"}`) that keeps retrieval to the documents whose metadata match.'
 )
 
 
@@ -105,13 +108,23 @@ def fill_example() -> None:
     put(NAME, "handbook")
 
 
+def fill_collection() -> None:
+    """Put the bundled TechNova collection in: its documents and manifest kept as uploads, its
+    questions in the QE input, the pasted document emptied (a button callback)."""
+    uploads.fill_collection(cache.DATA / "technova", lambda text: put(QE, text))
+    put(DOC, "")
+    put(NAME, DEFAULT_NAME)
+
+
 @dataclass(frozen=True)
 class Report:
-    """What happened to the last input checked: the refusal, or the document and the questions
-    accepted and rejected (one row per question or problem)."""
+    """What happened to the last input checked: the refusal, or the documents (one row each,
+    with what was found in it) and the questions accepted and rejected (one row per question or
+    problem)."""
 
     refused: str | None = None
     document: dict = field(default_factory=dict)
+    documents: pd.DataFrame = field(default_factory=pd.DataFrame)
     rows: pd.DataFrame = field(default_factory=pd.DataFrame)
     accepted: int = 0
     rejected: int = 0
@@ -120,12 +133,45 @@ class Report:
     test: int = 0
 
 
+def documents_frame(corpus: Corpus) -> pd.DataFrame:
+    """Per document: its type (and how it was decided), format, size, structure, the questions
+    with evidence in it, and what was read leniently or left out."""
+    notes: dict[str, list[str]] = {}
+    for e in corpus.errors:
+        if e.document is not None:
+            notes.setdefault(e.document, []).append(e.message)
+    asked = {d: 0 for d in range(len(corpus.documents))}
+    for q in corpus.questions:
+        for d in q.docs:
+            asked[d] += 1
+    rows = [
+        {
+            "document": doc.name,
+            "type": info.type,
+            "type from": info.type_source,
+            "format": info.format,
+            "characters": len(doc.text),
+            "headings": doc.heading_count,
+            "tables": len(doc.tables),
+            "questions": asked[d],
+            "notes": " ".join(notes.pop(doc.name, [])) or "—",
+        }
+        for d, (doc, info) in enumerate(zip(corpus.documents, corpus.info, strict=True))
+    ]
+    rows += [  # documents that could not be used
+        {"document": name, "type": "—", "notes": " ".join(messages)}
+        for name, messages in notes.items()
+    ]
+    return pd.DataFrame(rows)
+
+
 def report_for(corpus: Corpus) -> Report:
     """The validation report of a corpus built from the user's input."""
-    doc = corpus.documents[0]
     warned: dict[str, list[str]] = {}
     rows = []
     for e in corpus.errors:
+        if e.document is not None and e.question is None:
+            continue  # in the documents table
         if e.severity == "warning" and e.question is not None:
             warned.setdefault(e.question, []).append(e.message)
         else:
@@ -142,14 +188,17 @@ def report_for(corpus: Corpus) -> Report:
     order = {"rejected": 0, "accepted with a warning": 1, "accepted": 2}
     frame = pd.DataFrame(rows, columns=["question", "status", "why"])
     frame = frame.sort_values("status", key=lambda s: s.map(order), kind="stable")
+    docs = corpus.documents
     return Report(
         document={
-            "name": doc.name,
-            "characters": len(doc.text),
-            "headings": doc.heading_count,
-            "provisions": len(doc.provisions),
-            "cross-references": len(doc.references),
+            "name": corpus.name,
+            "documents": len(docs),
+            "characters": sum(len(d.text) for d in docs),
+            "headings": sum(d.heading_count for d in docs),
+            "provisions": sum(len(d.provisions) for d in docs),
+            "cross-references": sum(len(d.references) for d in docs),
         },
+        documents=documents_frame(corpus),
         rows=frame.reset_index(drop=True),
         accepted=len(corpus.questions),
         rejected=sum(1 for e in corpus.errors if e.severity == "error"),
@@ -160,10 +209,12 @@ def report_for(corpus: Corpus) -> Report:
 
 
 def check(name: str, document: str, qe: str) -> tuple[Corpus | None, Report]:
-    """Build a corpus from the inputs: the corpus and its report, or None and why it was refused."""
+    """Build a corpus from the inputs (the pasted document, the uploaded files and manifest, the
+    QE JSON): the corpus and its report, or None and why it was refused."""
     name = name.strip() or DEFAULT_NAME
+    pasted = Source(name, document) if document.strip() or not uploads.files() else None
     try:
-        corpus = build_corpus({name: document}, qe if qe.strip() else None)
+        corpus = uploads.build(pasted, qe if qe.strip() else None)
     except CorpusError as exc:
         return None, Report(refused=str(exc))
     return corpus, report_for(corpus)
@@ -219,7 +270,11 @@ def draw_report() -> None:
         )
         return
     cols = st.columns(5)
-    cols[0].metric("Characters", f"{report.document['characters']:,}")
+    many = report.document["documents"] > 1
+    cols[0].metric(
+        "Documents" if many else "Characters",
+        report.document["documents"] if many else f"{report.document['characters']:,}",
+    )
     cols[1].metric("Provisions", report.document["provisions"])
     cols[2].metric("Cross-references", report.document["cross-references"])
     split = f"{report.train} train · {report.test} test"
@@ -236,6 +291,9 @@ def draw_report() -> None:
             "No questions were accepted: the index overview and chunk graph work; recall needs "
             "questions whose evidence is found in the document."
         )
+    if many or report.documents["notes"].ne("—").any():
+        st.markdown("**What was found in each document**")
+        st.dataframe(report.documents, hide_index=True, column_config=DOCUMENT_REPORT_COLUMNS)
     if len(report.rows):
         st.dataframe(
             report.rows,
@@ -246,6 +304,14 @@ def draw_report() -> None:
                 "why": st.column_config.TextColumn("Why", width="large"),
             },
         )
+
+
+DOCUMENT_REPORT_COLUMNS = {
+    "document": st.column_config.TextColumn("Document"),
+    "type from": st.column_config.TextColumn("Type from"),
+    "questions": st.column_config.NumberColumn("Questions", help="Questions with evidence in it."),
+    "notes": st.column_config.TextColumn("Notes", width="large"),
+}
 
 
 def draw_run(mine: Corpus, settings) -> None:

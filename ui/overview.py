@@ -179,7 +179,7 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
             active = {k for k in active if spans[k][1] > a}
         for k in starts.get(a, ()):
             active.add(k)
-            parts.append(_badge(k, chunks[k], index.size, budget))
+            parts.append(_badge(k, chunks[k], index.limit(chunks[k]), budget))
         if a in events:
             inside = [i + d for i, d in zip(inside, events[a], strict=True)]
         classes = []
@@ -214,7 +214,7 @@ def strip_data(index: Index, doc: int, budget: int) -> dict[str, pd.DataFrame]:
         "never fits the budget"
         if c.words > budget
         else "longer than L"
-        if end - start > index.size
+        if end - start > index.limit(c)
         else "fits"
         for c, (start, end) in zip(chunks, spans, strict=True)
     ]

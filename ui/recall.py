@@ -15,9 +15,10 @@ MATRIX_QUESTIONS = 300  # the verdict matrix shows at most this many questions
 
 
 def recall_table(result: LabResult) -> pd.DataFrame:
-    """One row per chunker x mode: recall, gap and context size."""
+    """One row per chunker x mode: recall, gap and context size; when questions carry metadata
+    filters, recall without them too."""
     m = result.metrics_frame()
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "configuration": [
                 config_label(c, d) for c, d in zip(m["chunker"], m["mode"], strict=True)
@@ -31,6 +32,10 @@ def recall_table(result: LabResult) -> pd.DataFrame:
             "questions": m["questions"],
         }
     )
+    if "complete_without_filters" in m:
+        table.insert(3, "complete w/o filters", m["complete_without_filters"])
+        table.insert(4, "partial w/o filters", m["partial_without_filters"])
+    return table
 
 
 RECALL_COLUMNS = {
@@ -41,6 +46,14 @@ RECALL_COLUMNS = {
         "Partial recall", "blue", "Share of questions with some of their evidence in the context."
     ),
     "gap": percent("Gap", "orange", "Partial minus complete: questions answered only in part."),
+    "complete w/o filters": percent(
+        "Complete, no filters",
+        "gray",
+        "Complete recall with the questions' metadata filters switched off.",
+    ),
+    "partial w/o filters": percent(
+        "Partial, no filters", "gray", "Partial recall with the metadata filters switched off."
+    ),
     "context words": st.column_config.NumberColumn(
         "Context words", help="Mean words in the assembled context."
     ),

@@ -1,0 +1,223 @@
+"""The app on collections: the bundled TechNova support collection on every page, the documents,
+recall by document type and by question, documents named in the drill-down and the graph, and
+several files plus a manifest on Your corpus, bad input included."""
+
+import json
+
+import pytest
+from app_support import open_app
+
+from ui import cache
+
+pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
+
+TECHNOVA = cache.TECHNOVA
+PAGES = (
+    "pages/index_overview.py",
+    "pages/recall_tables.py",
+    "pages/sweep_charts.py",
+    "pages/question_drilldown.py",
+    "pages/chunk_graph.py",
+    "pages/your_corpus.py",
+)
+POLICY = ["structure", "table-rows", "by-type"]
+CORPUS = "pages/your_corpus.py"
+
+
+def on(page, **params):
+    at = open_app(page, corpus=TECHNOVA, **params)
+    assert not at.exception, at.exception
+    return at
+
+
+def frames(at):
+    return [d.value for d in at.dataframe]
+
+
+def frame_with(at, column):
+    return next(f for f in frames(at) if column in f.columns)
+
+
+def html_bodies(at):
+    return [element.proto.body for element in at.get("html")]
+
+
+def click(at, label):
+    next(b for b in at.button if b.label == label).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_on_the_support_collection_with_the_policy(page):
+    at = on(page, chunker=POLICY, question="t05")
+    assert at.session_state["settings"].corpus == TECHNOVA
+    assert not at.error
+
+
+def test_the_sidebar_offers_the_handbook_and_the_support_collection():
+    at = open_app("pages/index_overview.py")
+    assert at.selectbox(key="corpus").options == ["handbook", TECHNOVA]
+
+
+def test_index_overview_lists_documents_types_and_the_policys_chunker():
+    at = on("pages/index_overview.py", chunker=POLICY)
+    table = frame_with(at, "type from")
+    assert len(table) == 7
+    row = table.set_index("document").loc["product-specs.html"]
+    assert (row["type"], row["by-type"], row["type from"]) == ("spec-table", "table-rows", "given")
+    assert row["format"] == "HTML (extracted text)"
+    quick = table.set_index("document").loc["wh-500-quick-start.md"]
+    assert quick["type from"] == "inferred: 3 numbered steps under 4 headings"
+    assert table["chunks"].sum() > 7 and table["questions"].sum() >= 31
+
+
+def test_boundary_map_shows_an_html_documents_extracted_text():
+    at = on("pages/index_overview.py", chunker=POLICY, map="by-type", doc="product-specs.html")
+    assert any("the policy cuts it with **table-rows**" in c.value for c in at.caption)
+    assert any("extracted text" in c.value for c in at.caption)
+    body = "".join(html_bodies(at))
+    assert "Model | Style | Driver" in body and "&lt;table" not in body and "<td>" not in body
+
+
+def test_the_policy_nudge_adds_by_type_beside_the_chosen_chunkers():
+    at = on("pages/recall_tables.py")
+    assert "by-type" not in at.session_state["settings"].chunkers
+    at = click(at, "Add by-type and table-rows")
+    assert at.session_state["settings"].chunkers[-2:] == ("table-rows", "by-type")
+
+
+def test_recall_tables_break_recall_down_by_type_and_by_question():
+    at = on("pages/recall_tables.py", chunker=POLICY, mode="flat")
+    recall = frame_with(at, "complete w/o filters")
+    assert recall.set_index("configuration").loc["by-type · flat", "complete"] == 0.6
+    by_type = frame_with(at, "type")
+    assert "several types" in by_type["type"].tolist()
+    assert by_type["questions"].sum() == 20
+    by_question = frame_with(at, "filter")
+    marked = {q for q in by_question["question"] if q.endswith("⧉")}
+    assert marked == {"t05 ⧉", "t10 ⧉", "t27 ⧉"}
+    row = by_question.set_index("question").loc["t14"]
+    assert row["filter"] == "product = WH-1000"
+    assert row["by-type · flat"] == "miss → complete without filter"
+
+
+def test_drill_down_names_each_chunks_document_and_the_filter():
+    at = on("pages/question_drilldown.py", chunker=POLICY, mode="flat", question="t05")
+    body = "".join(html_bodies(at))
+    assert "troubleshooting-guide.md" in body and "firmware-changelog.md" in body
+    ranking = frame_with(at, "decision")
+    assert "document" in ranking.columns
+    assert any(
+        "firmware-changelog.md › Version 3.2" in m.value.replace("\\", "") for m in at.markdown
+    )
+    at = on("pages/question_drilldown.py", chunker=POLICY, mode="flat", question="t14")
+    assert any("Metadata filter" in c.value for c in at.caption)
+    assert any("filtered out" in m.value for m in at.markdown)
+
+
+def test_graph_names_the_document_of_the_chosen_chunk():
+    at = on("pages/chunk_graph.py", chunker=POLICY, question="t05")
+    nodes = next(
+        t
+        for t in (
+            __import__("pyarrow").ipc.open_stream(d.data.data).read_all().to_pandas()
+            for d in at.get("vega_lite_chart")[0].proto.datasets
+        )
+        if "where" in t.columns
+    )
+    assert nodes["where"].str.contains(".md › |.html › |.txt › ", regex=True).all()
+
+
+# Your corpus: several files and a manifest ------------------------------------------------------
+
+
+def upload(at, files):
+    uploader = at.file_uploader(key="yc_files_upload")
+    for name, content in files.items():
+        uploader.upload(name, content.encode() if isinstance(content, str) else content)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+GUIDE = "# Guide\n\n## Pairing\n\n1. Charge it.\n2. Hold power.\n3. Select it.\n"
+SPECS = (
+    "<html><body><h1>Specs</h1><table><tr><th>Model</th><th>Battery</th></tr>"
+    "<tr><td>A-1</td><td>10 h</td></tr><tr><td>B-2</td></tr></table><p>Open <b>tag</p>"
+    "</body></html>"
+)
+QE = [
+    {"id": "a", "question": "How do I pair?", "evidence": ["2. Hold power."]},
+    {
+        "id": "b",
+        "question": "Battery of A-1?",
+        "evidence": [{"doc": "specs.html", "text": "A-1 | 10 h"}],
+    },
+    {"id": "c", "question": "?", "evidence": [{"doc": "manual.md", "text": "Hold power."}]},
+]
+MANIFEST = {
+    "documents": [
+        {"path": "guide.md", "type": "manual", "meta": {"product": "A-1"}},
+        {"path": "specs.html", "type": "spec-table"},
+        {"path": "gone.md"},
+    ],
+    "policy": {"spec-table": {"chunker": "rows"}},
+}
+
+
+def test_several_files_and_a_manifest_load_and_every_problem_is_reported():
+    at = open_app(CORPUS)
+    at = upload(
+        at,
+        {
+            "guide.md": GUIDE,
+            "specs.html": SPECS,
+            "collection.json": json.dumps(MANIFEST),
+            "qe.json": json.dumps(QE),
+        },
+    )
+    assert at.text_area(key="yc_qe__widget").value == json.dumps(QE)
+    at = click(at, "Check and load")
+    report = at.session_state["yc_report"]
+    assert report.refused is None and report.accepted == 2
+    docs = report.documents.set_index("document")
+    assert list(docs.index) == ["guide.md", "specs.html", "gone.md"]
+    assert docs.loc["gone.md", "type"] == "—"
+    assert "collection.json names 'gone.md', which does not exist" in docs.loc["gone.md", "notes"]
+    assert docs.loc["guide.md", "type"] == "procedure"  # unknown type: inferred instead
+    assert "unknown type 'manual'" in docs.loc["guide.md", "notes"]
+    notes = docs.loc["specs.html", "notes"]
+    assert "not well formed" in notes and "cell count differs" in notes
+    reasons = " ".join(report.rows["why"])
+    assert "names unknown chunker 'rows'" in reasons
+    assert "unknown doc 'manual.md'" in reasons
+    assert at.session_state["settings"].corpus == cache.USER
+    for page in PAGES[:5]:
+        at.switch_page(page).run()
+        assert not at.exception, page
+
+
+def test_several_files_without_a_manifest_get_inferred_types():
+    at = upload(open_app(CORPUS), {"guide.md": GUIDE, "specs.html": SPECS})
+    at = click(at, "Check and load")
+    docs = at.session_state["yc_report"].documents.set_index("document")
+    assert docs.loc["guide.md", "type from"].startswith("inferred")
+    assert docs.loc["specs.html", "type"] == "spec-table"
+
+
+def test_a_binary_upload_is_refused_and_the_kept_files_stay():
+    at = upload(open_app(CORPUS), {"guide.md": GUIDE})
+    at = upload(at, {"blob.md": b"\x00\x01\x02binary"})
+    assert any("Not kept" in e.value and "binary" in e.value for e in at.error)
+    assert list(at.session_state["yc_files"]) == ["guide.md"]
+    at = click(at, "Clear the uploaded files")
+    assert at.session_state["yc_files"] == {}
+
+
+def test_the_support_collection_fills_in_and_loads_with_no_question_dropped():
+    at = click(open_app(CORPUS), "Fill in the TechNova support collection")
+    at = click(at, "Check and load")
+    report = at.session_state["yc_report"]
+    assert report.accepted == 31 and report.rejected == 0
+    assert len(report.documents) == 7

@@ -1,0 +1,187 @@
+"""Several documents uploaded at once, with an optional collection manifest, for Your corpus.
+
+The files are kept in the session (``yc_files``: name -> text; ``yc_manifest``: the manifest's
+name and text) until the user clears them, so they survive visits to other pages like the text
+areas do. A JSON file with a "documents" list is the manifest; any other JSON file is taken as
+the questions. A file that is not text, or too large, is refused with its reason and the files
+already kept stay.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
+import streamlit as st
+
+from lab import (
+    DOCUMENT_TYPES,
+    MAX_DOCUMENT_CHARS,
+    Corpus,
+    CorpusError,
+    Source,
+    build_collection,
+    build_corpus,
+)
+from lab.corpus import decode_text
+
+from .draw import md_escape
+
+FILES = "yc_files"
+MANIFEST = "yc_manifest"
+ERRORS = "yc_files_errors"
+UPLOADER = "yc_files_upload"
+TYPES = ["md", "markdown", "txt", "html", "htm", "json"]
+MAX_FILES = 50
+UPLOAD_MB = 20  # per file
+
+MANIFEST_EXAMPLE = """{"documents": [
+   {"path": "faq.md", "type": "faq", "meta": {"product": ["WH-500", "WH-1000"]}},
+   {"path": "specs.html", "type": "spec-table"},
+   {"path": "call.txt"}],
+ "questions": "questions.json",
+ "policy": {"faq": {"chunker": "structure"}, "spec-table": {"chunker": "table-rows"}}}"""
+MANIFEST_HELP = (
+    "Paths are the uploaded files' names. Types: "
+    + ", ".join(f"`{t}`" for t in DOCUMENT_TYPES)
+    + " (a policy entry adds one); a document without a type gets one inferred from its "
+    "structure. The policy maps types to a chunker (and optionally `size`, `overlap`); the "
+    "**by-type** chunker runs it. The QE JSON above, when filled in, replaces `questions`."
+)
+
+
+def files() -> dict[str, str]:
+    """The documents kept, by file name."""
+    return st.session_state.setdefault(FILES, {})
+
+
+def manifest() -> tuple[str, str] | None:
+    return st.session_state.get(MANIFEST)
+
+
+def take_files(put_questions: Callable[[str], None]) -> None:
+    """Keep the uploaded files (an ``on_change`` callback): documents by name, a manifest, and
+    any other JSON as the questions (``put_questions``). Refusals are kept in ``ERRORS``."""
+    errors = st.session_state[ERRORS] = []
+    kept = files()
+    for file in st.session_state.get(UPLOADER) or []:
+        try:
+            text = decode_text(file.getvalue(), f"The file {file.name!r}")
+        except CorpusError as exc:
+            errors.append(str(exc))
+            continue
+        if len(text) > MAX_DOCUMENT_CHARS:
+            errors.append(
+                f"The file {file.name!r} has {len(text):,} characters; the limit is "
+                f"{MAX_DOCUMENT_CHARS:,}."
+            )
+            continue
+        if file.name.lower().endswith(".json"):
+            if _is_manifest(text):
+                st.session_state[MANIFEST] = (file.name, text)
+            else:
+                put_questions(text)
+            continue
+        if file.name not in kept and len(kept) >= MAX_FILES:
+            errors.append(f"The file {file.name!r} was not kept: at most {MAX_FILES} documents.")
+            continue
+        kept[file.name] = text
+
+
+def _is_manifest(text: str) -> bool:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and "documents" in data
+
+
+def fill_collection(folder: Path, put_questions: Callable[[str], None]) -> None:
+    """Keep a bundled collection's documents and manifest, and put its questions in the QE
+    input (a button callback)."""
+    clear()
+    manifest_path = folder / "collection.json"
+    st.session_state[MANIFEST] = (manifest_path.name, manifest_path.read_text(encoding="utf-8"))
+    for path in _paths(st.session_state[MANIFEST][1]):
+        files()[path] = (folder / path).read_text(encoding="utf-8")
+    questions = json.loads(manifest_path.read_text(encoding="utf-8")).get("questions")
+    if questions:
+        put_questions((folder / questions).read_text(encoding="utf-8"))
+
+
+def clear() -> None:
+    """Drop the kept files and manifest (a button callback)."""
+    st.session_state[FILES] = {}
+    st.session_state.pop(MANIFEST, None)
+    st.session_state.pop(ERRORS, None)
+
+
+def kept_table() -> pd.DataFrame:
+    rows = [{"file": name, "characters": len(text)} for name, text in files().items()]
+    if manifest() is not None:
+        name, text = manifest()
+        rows.append({"file": f"{name} (manifest)", "characters": len(text)})
+    return pd.DataFrame(rows, columns=["file", "characters"])
+
+
+def build(pasted: Source | None, qe: str | None) -> Corpus:
+    """A corpus of the kept documents and the pasted one (when it has text): as the kept
+    manifest lists them, with its types, metadata, policy and questions (``qe``, when given,
+    replaces its questions), or, without a manifest, each with its type inferred."""
+    documents = [Source(name, text) for name, text in files().items()]
+    if pasted is not None:
+        documents = [d for d in documents if d.name != pasted.name] + [pasted]
+    listed = manifest()
+    if listed is None:
+        return build_corpus(documents, qe)
+    where, text = listed
+    by_name = {d.name: d.data for d in documents}
+
+    def fetch(path: str) -> str | None:
+        return by_name.get(path, by_name.get(PurePosixPath(path).name))
+
+    listed_names = {PurePosixPath(path).name for path in _paths(text)}
+    extra = [d for d in documents if PurePosixPath(d.name).name not in listed_names]
+    return build_collection(text, fetch, qe, where=where, extra=extra)
+
+
+def _paths(text: str) -> list[str]:
+    """The paths a manifest lists (its own checks report what is wrong with them)."""
+    items = json.loads(text).get("documents")
+    if not isinstance(items, list):
+        return []
+    return [
+        str(item.get("path") if isinstance(item, dict) else item)
+        for item in items
+        if isinstance(item, (str, dict))
+    ]
+
+
+def draw(put_questions: Callable[[str], None]) -> None:
+    """Several documents (and a manifest) at once: the uploader, what is kept, and why a file
+    was refused."""
+    st.file_uploader(
+        "Upload several documents (.md, .txt, .html) and, if you have one, a collection.json "
+        "manifest naming their types, metadata and chunking policy",
+        type=TYPES,
+        accept_multiple_files=True,
+        key=UPLOADER,
+        on_change=take_files,
+        args=(put_questions,),
+        max_upload_size=UPLOAD_MB,
+    )
+    for message in st.session_state.get(ERRORS, []):
+        st.error(f"Not kept: {md_escape(message)}")
+    kept = kept_table()
+    if len(kept):
+        st.dataframe(kept, hide_index=True)
+        st.caption(
+            "These files are checked together with the document pasted above (when it has "
+            "text) and the QE JSON. Without a manifest each document's type is inferred."
+        )
+        st.button("Clear the uploaded files", on_click=clear, type="tertiary")
+    with st.expander("collection.json format"):
+        st.code(MANIFEST_EXAMPLE, language="json")
+        st.markdown(MANIFEST_HELP)

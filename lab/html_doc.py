@@ -2,7 +2,8 @@
 
 The document's text is the text a reader sees, laid out as plain text: headings (h1-h6) on lines
 of their own, paragraphs separated by blank lines, list items one per line (``- `` or ``3. ``),
-table rows one per line with cells joined by ``" | "``. Scripts, styles and other non-content
+table rows one per line with cells joined by ``" | "`` (a table that lays out a page, holding
+headings, lists or other tables, is read as blocks instead). Scripts, styles and other non-content
 elements are dropped and whitespace runs collapse, as a browser shows them. Evidence is located
 in this extracted text, so chunk offsets are offsets into it.
 
@@ -37,6 +38,12 @@ BLOCKS = frozenset(
     "address details summary form fieldset legend dl dt dd hr center caption".split()
 )
 LISTS = frozenset(("ul", "ol", "menu"))
+TABLE_PARTS = frozenset("table thead tbody tfoot tr td th".split())
+# A table whose cells hold any of these lays out a page rather than holding data (paragraphs and
+# divs are not signs: exported data tables often wrap each cell in one).
+LAYOUT_SIGNS = frozenset(
+    "table h1 h2 h3 h4 h5 h6 ul ol dl pre blockquote form section article".split()
+)
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 CELL_SEPARATOR = " | "
 
@@ -104,7 +111,7 @@ class _Walker:
         elif name in LISTS:
             self.flush()
             self.list(tag)
-        elif name == "table":
+        elif name == "table" and not _lays_out_page(tag):
             self.flush()
             self.table(tag)
         elif name == "pre":
@@ -112,7 +119,7 @@ class _Walker:
             code = tag.get_text().strip("\n")
             if code.strip():
                 self.blocks.append(_Block("code", code))
-        elif name in BLOCKS or name == "li":
+        elif name in BLOCKS or name in TABLE_PARTS or name == "li":
             self.flush()
             self.walk(tag)
             self.flush()
@@ -151,6 +158,12 @@ class _Walker:
             rows.append(([_words(c.get_text(" ")) for c in cells], header))
         if rows:
             self.blocks.append(_Block("table", rows=rows))
+
+
+def _lays_out_page(table: Tag) -> bool:
+    """Whether a table lays out a page (it holds headings, lists or another table): its cells
+    are then read as blocks of text, not as rows of data."""
+    return table.find(LAYOUT_SIGNS) is not None
 
 
 def _int(value, default: int) -> int:

@@ -313,3 +313,22 @@ def test_evidence_is_located_in_the_extracted_text():
         "WH-700 | 35 h",
         "compared & priced.",
     ]
+
+
+def test_a_table_that_lays_out_the_page_is_read_as_blocks():
+    page = (
+        "<table><tr><td><h1>Manual</h1><p>First paragraph.</p></td>"
+        "<td><ul><li>Home</li><li>Index</li></ul>"
+        "<table><tr><th>Key</th><th>Value</th></tr><tr><td>a</td><td>1</td></tr></table>"
+        "</td></tr></table>"
+    )
+    doc = parse_html(page)
+    assert doc.text == "Manual\n\nFirst paragraph.\n\n- Home\n- Index\n\nKey | Value\na | 1"
+    (table,) = doc.tables  # only the inner table holds data
+    assert cell_texts(doc, table.header) == ["Key", "Value"]
+
+
+def test_cells_wrapped_in_paragraphs_still_make_a_data_table():
+    doc = parse_html("<table><tr><th><p>A</p></th></tr><tr><td><p>1</p></td></tr></table>")
+    (table,) = doc.tables
+    assert cell_texts(doc, table.header) == ["A"] and cell_texts(doc, table.rows[0]) == ["1"]

@@ -297,9 +297,10 @@ def parse_policy(raw: object, where: str = "the policy") -> tuple[Policy, list[I
             continue
         chunker = spec.get("chunker")
         if chunker not in allowed:
+            what = "the policy itself" if chunker == POLICY_CHUNKER else "unknown chunker"
             errors.append(
                 InputError(
-                    f"{label} names unknown chunker {chunker!r}; choose one of "
+                    f"{label} names {what} {chunker!r}; choose one of "
                     f"{', '.join(allowed)}{keep}"
                 )
             )

@@ -122,14 +122,9 @@ class Corpus:
     questions: tuple[Question, ...]
     errors: tuple[InputError, ...]
     digest: str
-    info: tuple[DocumentInfo, ...] = ()
+    info: tuple[DocumentInfo, ...]
     policy: Policy = DEFAULT
     title: str | None = None  # a manifest's name
-
-    def __post_init__(self):
-        if not self.info:
-            infos = tuple(DocumentInfo(d.name, format=d.format) for d in self.documents)
-            object.__setattr__(self, "info", infos)
 
     def __hash__(self) -> int:
         return hash(self.digest)

@@ -244,6 +244,7 @@ def test_policy_cannot_name_itself_or_bad_sizes():
     assert policy.entry("faq") == PolicyEntry("structure")
     assert policy.entry("policy") == PolicyEntry("fixed")
     assert [e.severity for e in errors] == ["error", "warning"]
+    assert "names the policy itself 'by-type'" in errors[0].message
     assert "size 5 is not a whole number >= 20" in errors[1].message
 
 

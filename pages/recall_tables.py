@@ -42,8 +42,8 @@ if documents.is_collection(corpus):
     st.dataframe(by_type, column_config=documents.type_columns(by_type), hide_index=True)
     st.subheader("By question")
     st.caption(
-        f"Each question's verdict in every configuration. {documents.ACROSS} marks a question "
-        "whose evidence is in more than one document."
+        "Each question's verdict in every configuration; **· 2 docs** marks a question whose "
+        "evidence is in two documents."
     )
     by_question = cache.view(
         corpus, ("by question", settings.config), documents.recall_by_question, result, corpus

@@ -95,8 +95,8 @@ def test_recall_tables_break_recall_down_by_type_and_by_question():
     assert "several types" in by_type["type"].tolist()
     assert by_type["questions"].sum() == 20
     by_question = frame_with(at, "filter")
-    marked = {q for q in by_question["question"] if q.endswith("⧉")}
-    assert marked == {"t05 ⧉", "t10 ⧉", "t27 ⧉"}
+    marked = {q for q in by_question["question"] if q.endswith("docs")}
+    assert marked == {"t05 · 2 docs", "t10 · 2 docs", "t27 · 2 docs"}
     row = by_question.set_index("question").loc["t14"]
     assert row["filter"] == "product = WH-1000"
     assert row["by-type · flat"] == "miss → complete without filter"

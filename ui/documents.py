@@ -15,7 +15,6 @@ from . import cache
 from .draw import VERDICTS, config_label, config_order, percent
 
 SEVERAL = "several types"
-ACROSS = "⧉"  # marks a question whose evidence is in more than one document
 QUESTION_CHARS = 70
 
 
@@ -130,7 +129,8 @@ def type_columns(table: pd.DataFrame) -> dict:
 
 
 def recall_by_question(result: LabResult, of: Corpus) -> pd.DataFrame:
-    """One row per question: its text, the documents its evidence is in (``⧉`` when several),
+    """One row per question: its text, the documents its evidence is in (marked "· 2 docs"
+    when several),
     its filter, and its verdict in every configuration (with the verdict without its filter
     after an arrow, where that differs)."""
     frame = result.questions_frame()
@@ -150,7 +150,7 @@ def recall_by_question(result: LabResult, of: Corpus) -> pd.DataFrame:
         text = " ".join(q.question.split())
         rows.append(
             {
-                "question": f"{qid} {ACROSS}" if q.multi_doc else qid,
+                "question": f"{qid} · {len(q.docs)} docs" if q.multi_doc else qid,
                 "text": text if len(text) <= QUESTION_CHARS else text[: QUESTION_CHARS - 1] + "…",
                 "documents": ", ".join(of.documents[d].name for d in q.docs),
                 "filter": describe_filter(q.filter),
@@ -173,7 +173,7 @@ def styled_by_question(table: pd.DataFrame, labels: list[str]) -> pd.io.formats.
 
 QUESTION_COLUMNS = {
     "question": st.column_config.TextColumn(
-        "Question", help=f"{ACROSS}: its evidence is in more than one document."
+        "Question", help="· N docs: its evidence is in N documents."
     ),
     "text": st.column_config.TextColumn("Text", width="large"),
     "documents": st.column_config.TextColumn("Evidence in"),

@@ -6,6 +6,17 @@
 """
 
 from .chunkers import CHUNKERS, Chunk
+from .compare import (
+    TRANSITIONS,
+    Comparison,
+    Leaders,
+    compare,
+    compare_results,
+    configure,
+    differences,
+    leaders,
+    setting_names,
+)
 from .corpus import (
     MAX_DOCUMENT_CHARS,
     MAX_QE_CHARS,
@@ -16,8 +27,9 @@ from .corpus import (
     build_corpus,
     load_corpus,
 )
+from .depth import Depth, ranking_depth
 from .index import Index, build_index
-from .metrics import DIAGNOSES, EXPLAIN
+from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
 from .retrieve import LEXICAL_MODES, MODES
 from .run import (
@@ -35,6 +47,7 @@ from .run import (
     run_lab,
     sweep,
 )
+from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
 
 __all__ = [
     "CHUNKERS",
@@ -44,13 +57,17 @@ __all__ = [
     "LEXICAL_MODES",
     "DIAGNOSES",
     "EXPLAIN",
+    "KS",
     "MAX_DOCUMENT_CHARS",
     "MAX_QE_CHARS",
     "MODES",
     "SPLITS",
+    "TRANSITIONS",
     "Chunk",
+    "Comparison",
     "Corpus",
     "CorpusError",
+    "Depth",
     "Document",
     "Explanation",
     "Index",
@@ -58,14 +75,25 @@ __all__ = [
     "LabCache",
     "LabConfig",
     "LabResult",
+    "Leaders",
     "Question",
     "Run",
     "SweepResult",
     "build_corpus",
     "build_index",
+    "compare",
+    "compare_results",
+    "configure",
+    "differences",
     "explain",
+    "leaders",
     "load_corpus",
+    "mcnemar_exact",
+    "paired_bootstrap",
     "parse_document",
+    "ranking_depth",
     "run_lab",
+    "setting_names",
     "sweep",
+    "wilson_interval",
 ]

@@ -34,8 +34,8 @@ from . import (
     setting_names,
     sweep,
 )
-from .compare import label, p_text
 from .bench import run_all
+from .compare import label, p_text
 from .embed import DEFAULT_MODEL, DenseUnavailable
 from .rerank import DEFAULT_RERANKER, can_download, reranker_status
 from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult, embedder_for, reranker_for

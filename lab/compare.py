@@ -39,7 +39,7 @@ TRUE, FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")
 
 
 def label(config: LabConfig) -> str:
-    """"chunker · mode" of a configuration with one of each."""
+    """ "chunker · mode" of a configuration with one of each."""
     return f"{' + '.join(config.chunkers)} · {' + '.join(config.modes)}"
 
 
@@ -92,9 +92,7 @@ def configure(base: LabConfig, settings: str | Mapping[str, str]) -> LabConfig:
     for name, value in pairs:
         field = ALIASES.get(name, name)
         if field not in hints:
-            raise ValueError(
-                f"unknown setting {name!r}; settings are {', '.join(setting_names())}"
-            )
+            raise ValueError(f"unknown setting {name!r}; settings are {', '.join(setting_names())}")
         if field in changes:
             raise ValueError(f"{name} is given twice")
         changes[field] = _coerce(name, hints[field], value)
@@ -238,10 +236,10 @@ def fewest_significant() -> int:
 
 
 def p_text(p: float) -> str:
-    """A p-value to two decimals, finer only when it is small."""
+    """A p-value to two decimals, three below 0.1 (so 0.05 is never a rounded 0.0496)."""
     if p < 0.001:
         return "< 0.001"
-    return f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
 
 
 @dataclass(frozen=True)
@@ -314,14 +312,13 @@ class Comparison:
 
     def to_dict(self) -> dict:
         return {
-            "a": {"label": label(self.a), **asdict(self.a)},
-            "b": {"label": label(self.b), **asdict(self.b)},
+            "a": _config_dict(self.a),
+            "b": _config_dict(self.b),
             "differences": [
                 {"setting": d.setting, "a": shown(d.a), "b": shown(d.b)} for d in self.differences
             ],
             "questions": [
-                {"id": q.id, "a": q.a, "b": q.b, "transition": q.transition}
-                for q in self.questions
+                {"id": q.id, "a": q.a, "b": q.b, "transition": q.transition} for q in self.questions
             ],
             "complete": self.complete.as_dict(),
             "partial": self.partial.as_dict(),
@@ -329,6 +326,12 @@ class Comparison:
             "warning": self.warning,
             "depth": {"a": self.depth_a.as_dict(), "b": self.depth_b.as_dict()},
         }
+
+
+def _config_dict(config: LabConfig) -> dict:
+    """The configuration as JSON-ready data, with its "chunker · mode" label."""
+    values = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()}
+    return {"label": label(config), **values}
 
 
 def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig) -> None:
@@ -392,9 +395,7 @@ def compare_results(corpus: Corpus, a: LabResult, b: LabResult) -> Comparison:
     )
 
 
-def _measure(
-    measure: str, a: Sequence[QuestionResult], b: Sequence[QuestionResult]
-) -> Transitions:
+def _measure(measure: str, a: Sequence[QuestionResult], b: Sequence[QuestionResult]) -> Transitions:
     return Transitions.of(
         measure, [getattr(r, measure) for r in a], [getattr(r, measure) for r in b]
     )
@@ -422,7 +423,7 @@ class Leaders:
     near: tuple[tuple[str, str], ...]  # one question below the top
 
     def summary(self) -> str:
-        """"46%: qes-greedy · graph; 3 configurations are within one question of it"."""
+        """ "46%: qes-greedy · graph; 3 configurations are within one question of it"."""
         names = ", ".join(f"{c} · {m}" for c, m in self.best)
         text = f"{self.value:.0%}: {names}"
         if len(self.best) > 1:
@@ -430,9 +431,7 @@ class Leaders:
         if self.near:
             k = len(self.near)
             it = "them" if len(self.best) > 1 else "it"
-            text += (
-                f"; {k} configuration{'s are' if k != 1 else ' is'} within one question of {it}"
-            )
+            text += f"; {k} configuration{'s are' if k != 1 else ' is'} within one question of {it}"
         return text
 
 

@@ -86,14 +86,16 @@ def ranking_depth(results: Sequence[QuestionResult]) -> Depth:
     outside the top 10; retrieval or chunking when more have it outside the top 10."""
     n = len(results)
     depths = [found_at(r) for r in results]
-    found = {k: sum(1 for d in depths if d is not None and d <= k) for k in sorted({*KS, TOP, DEEP})}
+    found = {
+        k: sum(1 for d in depths if d is not None and d <= k) for k in sorted({*KS, TOP, DEEP})
+    }
     low, missing = found[DEEP] - found[TOP], n - found[DEEP]
+    if n == 0:
+        return Depth(0, found, NEITHER, "No questions to diagnose.")
     if low == 0 and missing == 0:
         advice = (
-            f"All {_questions(n)} {_has(n)} {_its(n)} evidence in the top {TOP}: ranking and retrieval "
-            "find it; what misses the context is left out by the budget."
-            if n
-            else "No questions to diagnose."
+            f"All {_questions(n)} {_has(n)} {_its(n)} evidence in the top {TOP}: ranking and "
+            "retrieval find it; what misses the context is left out by the budget."
         )
         return Depth(n, found, NEITHER, advice)
     if low >= missing:
@@ -110,5 +112,7 @@ def ranking_depth(results: Sequence[QuestionResult]) -> Depth:
         "(a reranker only reorders what was found)."
     )
     if low:
-        advice += f" {low} more {'is' if low == 1 else 'are'} in the top {DEEP} but not the top {TOP}."
+        advice += (
+            f" {low} more {'is' if low == 1 else 'are'} in the top {DEEP} but not the top {TOP}."
+        )
     return Depth(n, found, RETRIEVAL, advice)

@@ -45,7 +45,12 @@ def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
 def test_recall_page_offers_csv_and_json_exports():
     app = open_app("pages/recall_tables.py")
     labels = [b.proto.label for b in app.get("download_button")]
-    assert labels == ["Recall table (CSV)", "Per question (CSV)", "Full results (JSON)"]
+    assert labels == [
+        "Recall table (CSV)",
+        "Ranking depth (CSV)",
+        "Per question (CSV)",
+        "Full results (JSON)",
+    ]
 
 
 def test_index_overview_shows_statistics_for_every_chosen_chunker():

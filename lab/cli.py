@@ -450,7 +450,7 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
     )
     index_title = f"Index statistics (over budget: longer than {c.budget} words)"
     top = leaders(result)
-    best = f"Best complete recall: {top.summary()}.\n" if top and len(result.runs) > 1 else ""
+    best = f"Best complete recall {top.summary()}.\n" if top and len(result.runs) > 1 else ""
     return f"{title}\n\n{metrics}\n{best}\n{index_title}\n{index}\n"
 
 

@@ -234,6 +234,15 @@ def test_compare_page_keeps_bs_settings_in_its_link(server, browser, page):
     settle(page, "Compare")
     expect(page.get_by_text("A and B differ in 2 settings (mode, budget)")).to_be_visible()
 
+    size_input(page).fill("600")  # A's size: B's untouched size follows it
+    size_input(page).press("Enter")
+    page.wait_for_function("() => location.search.includes('size=600')", timeout=WAIT_MS)
+    settle(page, "Compare")
+    b_size = main_area(page).get_by_label("Chunk size L (characters)", exact=True)
+    expect(b_size).to_have_value("600", timeout=WAIT_MS)
+    expect(b_budget).to_have_value("200")
+    assert "b_size" not in page.url
+
     fresh = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
     try:
         fresh.goto(page.url)

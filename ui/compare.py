@@ -42,10 +42,11 @@ def _other_mode(mode: str) -> str:
 
 
 def _follow(defaults: dict[str, object]) -> None:
-    """Let every B widget still at A's former value take A's new one."""
+    """Let every B widget still at A's former value take A's new one (its default)."""
     before = st.session_state.get(FOLLOWED, {})
     for key, value in defaults.items():
-        if key in st.session_state and key in before and st.session_state[key] == before[key]:
+        old = before.get(key, value)
+        if old != value and key in st.session_state and st.session_state[key] == old:
             st.session_state[key] = value
     st.session_state[FOLLOWED] = defaults
 

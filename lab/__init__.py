@@ -1,8 +1,11 @@
-"""Chunking Lab engine: parse, chunk, index, retrieve, assemble and score. No UI code here.
+"""Chunking Lab engine: parse, chunk, index, retrieve, assemble and score; compare two
+configurations. No UI code here.
 
->>> from lab import load_corpus, LabConfig, run_lab
+>>> from lab import load_corpus, LabConfig, run_lab, compare, configure
 >>> corpus = load_corpus("data/handbook.md", "data/handbook_qe.json")
 >>> result = run_lab(corpus, LabConfig(size=450, budget=120, split="test"))
+>>> a = configure(LabConfig(), "chunker=structure,mode=flat")
+>>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
 from .chunkers import CHUNKERS, Chunk

@@ -1,8 +1,11 @@
-"""Chunking Lab engine: parse, chunk, index, retrieve, assemble and score. No UI code here.
+"""Chunking Lab engine: parse, chunk, index, retrieve, assemble and score; compare two
+configurations. No UI code here.
 
->>> from lab import load_corpus, LabConfig, run_lab
+>>> from lab import load_corpus, LabConfig, run_lab, compare, configure
 >>> corpus = load_corpus("data/handbook.md", "data/handbook_qe.json")
 >>> result = run_lab(corpus, LabConfig(size=450, budget=120, split="test"))
+>>> a = configure(LabConfig(), "chunker=structure,mode=flat")
+>>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
 from .chunkers import CHUNKERS, Chunk
@@ -17,6 +20,17 @@ from .collection import (
     describe_filter,
     infer_type,
 )
+from .compare import (
+    TRANSITIONS,
+    Comparison,
+    Leaders,
+    compare,
+    compare_results,
+    configure,
+    differences,
+    leaders,
+    setting_names,
+)
 from .corpus import (
     MAX_DOCUMENT_CHARS,
     MAX_QE_CHARS,
@@ -29,9 +43,10 @@ from .corpus import (
     load_collection,
     load_corpus,
 )
+from .depth import Depth, ranking_depth
 from .html_doc import parse_html
 from .index import Index, build_index
-from .metrics import DIAGNOSES, EXPLAIN
+from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
 from .retrieve import LEXICAL_MODES, MODES
 from .run import (
@@ -49,6 +64,7 @@ from .run import (
     run_lab,
     sweep,
 )
+from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
 
 __all__ = [
     "CHUNKERS",
@@ -68,13 +84,17 @@ __all__ = [
     "LEXICAL_MODES",
     "DIAGNOSES",
     "EXPLAIN",
+    "KS",
     "MAX_DOCUMENT_CHARS",
     "MAX_QE_CHARS",
     "MODES",
     "SPLITS",
+    "TRANSITIONS",
     "Chunk",
+    "Comparison",
     "Corpus",
     "CorpusError",
+    "Depth",
     "Document",
     "Explanation",
     "Index",
@@ -82,16 +102,27 @@ __all__ = [
     "LabCache",
     "LabConfig",
     "LabResult",
+    "Leaders",
     "Question",
     "Run",
     "SweepResult",
     "build_collection",
     "build_corpus",
     "build_index",
+    "compare",
+    "compare_results",
+    "configure",
+    "differences",
     "explain",
+    "leaders",
     "load_corpus",
+    "mcnemar_exact",
+    "paired_bootstrap",
     "parse_document",
     "parse_html",
+    "ranking_depth",
     "run_lab",
+    "setting_names",
     "sweep",
+    "wilson_interval",
 ]

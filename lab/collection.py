@@ -300,8 +300,7 @@ def parse_policy(raw: object, where: str = "the policy") -> tuple[Policy, list[I
             what = "the policy itself" if chunker == POLICY_CHUNKER else "unknown chunker"
             errors.append(
                 InputError(
-                    f"{label} names {what} {chunker!r}; choose one of "
-                    f"{', '.join(allowed)}{keep}"
+                    f"{label} names {what} {chunker!r}; choose one of {', '.join(allowed)}{keep}"
                 )
             )
             continue

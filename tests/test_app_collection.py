@@ -18,6 +18,7 @@ PAGES = (
     "pages/sweep_charts.py",
     "pages/question_drilldown.py",
     "pages/chunk_graph.py",
+    "pages/compare.py",
     "pages/your_corpus.py",
 )
 POLICY = ["structure", "table-rows", "by-type"]
@@ -193,7 +194,7 @@ def test_several_files_and_a_manifest_load_and_every_problem_is_reported():
     assert "names unknown chunker 'rows'" in reasons
     assert "unknown doc 'manual.md'" in reasons
     assert at.session_state["settings"].corpus == cache.USER
-    for page in PAGES[:5]:
+    for page in PAGES[:6]:
         at.switch_page(page).run()
         assert not at.exception, page
 

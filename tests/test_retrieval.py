@@ -406,6 +406,14 @@ def test_chunk_exactly_thirty_percent_new_is_taken():
     assert assemble(np.array([0, 1]), np.array([5, 5]), chunks, budget=100).picked == (0, 1)
 
 
+def test_novelty_threshold_lies_between_a_quarter_and_a_third_new():
+    # Chunk 1 brings 1 new token of 4 (25%, under 30%): skipped. Chunk 2 brings 1 of 3 (33%): taken.
+    chunks = tokens(range(6), [0, 1, 2, 100], [0, 1, 200])
+    context = assemble(np.array([0, 1, 2]), np.array([5, 5, 5]), chunks, budget=100)
+    assert context.picked == (0, 2)
+    assert context.skipped == {1: NEAR_DUPLICATE}
+
+
 def test_novelty_rule_does_not_apply_to_an_empty_context():
     chunks = tokens([], [1, 2])  # a chunk of stop words only has no new tokens at all
     context = assemble(np.array([0, 1]), np.array([3, 3]), chunks, budget=100)

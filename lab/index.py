@@ -55,6 +55,7 @@ class Index:
     bm25: BM25 = field(repr=False)
     embedder: object | None = field(default=None, repr=False)  # lab.embed.Embedder
     late: bool = False
+    cuts: tuple[tuple[int, ...], ...] = field(default=(), repr=False)  # per document (Plan.cuts)
 
     @cached_property
     def words(self) -> np.ndarray:
@@ -165,6 +166,7 @@ def build_index(
         what = "late chunking" if late else f"the {chunker} chunker"
         raise DenseUnavailable(f"{what} needs an embedding model: turn dense embeddings on")
     chunks: list[Chunk] = []
+    cuts = []
     objective = None
     for d, doc in enumerate(corpus.documents):
         made, plan = chunk_document(
@@ -180,6 +182,7 @@ def build_index(
             embedder=embedder,
         )
         chunks.extend(made)
+        cuts.append(plan.cuts)
         if plan.objective is not None:
             objective = (objective or 0.0) + plan.objective
     bm25 = BM25([chunk_tokens(corpus.documents[c.doc], c) for c in chunks])
@@ -195,4 +198,5 @@ def build_index(
         bm25,
         embedder,
         late,
+        tuple(cuts),
     )

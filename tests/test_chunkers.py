@@ -9,6 +9,7 @@ from samples import REAL_DOCUMENTS, SPEC_CHUNKERS, corpora
 
 from lab import build_corpus, build_index, parse_document
 from lab.chunkers import REFERENCE_MARK, Training, chunk_document
+from lab.chunkers.base import fit_units, split_long
 from lab.chunkers.qes_dp import MU, segment
 from lab.chunkers.qes_greedy import (
     INDEX_BUDGET,
@@ -99,11 +100,50 @@ def test_sentence_overlap_is_dropped_when_the_next_sentence_would_not_fit_after_
     assert bodies(text, "sentence", 50, overlap=25) == [(0, 41), (42, 91)]
 
 
-def test_sentence_longer_than_the_size_is_a_chunk_alone():
+def test_sentence_longer_than_the_size_is_split_between_words():
     long = "This sentence is much longer than the chunk size allows it to be."
     text = f"Short one here. {long} Short two here."
     windows = bodies(text, "sentence", 40, overlap=20)
-    assert [text[s:e] for s, e in windows] == ["Short one here.", long, "Short two here."]
+    # 66 characters make two pieces of about 33: the word gap nearest 33 is after "than".
+    assert [text[s:e] for s, e in windows] == [
+        "Short one here.",
+        "This sentence is much longer than",
+        "the chunk size allows it to be.",
+        "Short two here.",
+    ]
+
+
+def test_a_long_sentence_is_cut_after_clause_punctuation_before_any_word_gap():
+    text = (
+        "Visitors who arrive after the gate has closed, or who miss the last tour, "
+        "must phone the control room."
+    )
+    # 102 characters, L = 60: two pieces, aiming at 51. The comma after "closed" (46) is in the
+    # second half of the window, so it wins over the word gap nearest 51.
+    assert split_long(text, 0, len(text), 60) == [46, 102]
+    # the first piece packs with the short sentence before it (6 + 1 + 46 = 53 <= 60)
+    assert bodies(f"Short. {text}", "sentence", 60) == [(0, 7 + 46), (7 + 47, 7 + 102)]
+
+
+def test_a_long_code_block_is_cut_at_a_line_break():
+    code = "a, b = 1, 2\nc, d = 3, 4\ne = a + b + c + d"
+    # 41 characters, L = 30, aiming at 20.5: prose would cut after "3," (21); code keeps lines
+    # whole and cuts at the line break after "4" (23).
+    assert split_long(code, 0, len(code), 30, "code") == [23, 41]
+    assert split_long(code, 0, len(code), 30) == [21, 41]
+
+
+def test_a_word_longer_than_L_is_cut_every_L_characters():
+    assert split_long("x" * 25, 0, 25, 10) == [10, 20, 25]
+
+
+def test_pieces_of_a_long_sentence_keep_training_evidence_on_the_right_pieces():
+    text = "Short one here. " + "Word " * 20 + "end. Short two here."
+    doc = parse_document(text)
+    fit = fit_units(doc, 40)
+    assert fit.first_piece[:2] == (0, 1) and fit.first_piece[2] - fit.first_piece[1] == 3
+    moved = Training((((1, 1),), ((0, 0), (2, 2)))).renumbered(fit.first_piece)
+    assert moved.questions == (((1, 3),), ((0, 0), (4, 4)))
 
 
 # --- structure --------------------------------------------------------------------------------

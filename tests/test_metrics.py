@@ -76,7 +76,7 @@ def test_span_in_a_chunk_repeating_the_context_is_a_near_duplicate():
     corpus = one_question(
         doc, "comet filter lens dome night rule applies", ["Comet filter lens dome night."]
     )
-    x = explained(corpus, "sentence", 20, 100, overlap=0)
+    x = explained(corpus, "sentence", 70, 100, overlap=0)  # one sentence per chunk
     assert diagnoses(x) == [("near-duplicate", 2)]
     assert x.frame()["decision"].tolist() == ["picked", "near-duplicate"]
 
@@ -84,7 +84,7 @@ def test_span_in_a_chunk_repeating_the_context_is_a_near_duplicate():
 def test_span_ranked_after_the_budget_filled_is_below_the_cut():
     doc = "Comet dome comet dome rules. Comet dome lens filter. Comet rules apply tonight."
     corpus = one_question(doc, "comet dome", ["Comet rules apply tonight."])
-    x = explained(corpus, "sentence", 20, 9, overlap=0)
+    x = explained(corpus, "sentence", 28, 9, overlap=0)  # one sentence per chunk
     assert diagnoses(x) == [("below the cut", 3)]
     assert x.context.words == 9 and x.context.cut == 2
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import replace
 
 from ..parse import Document
 from . import (  # noqa: F401  (register the chunkers)
@@ -23,6 +24,7 @@ from .base import (
     Params,
     Plan,
     Training,
+    fit_units,
 )
 
 __all__ = ["CHUNKERS", "Chunk", "ChunkerSpec", "Params", "Plan", "Training", "chunk_document"]
@@ -73,8 +75,19 @@ def chunk_document(
     first_id: int = 0,
     embedder=None,
 ) -> tuple[list[Chunk], Plan]:
-    """Chunk one document with a registered chunker and build each chunk's delivered text."""
-    plan = CHUNKERS[chunker].plan(doc, Params(size, overlap, training, resolve_refs, embedder))
+    """Chunk one document with a registered chunker and build each chunk's delivered text.
+
+    Chunkers that cut on units see the document with every unit longer than ``size`` split
+    into pieces that fit (:func:`~lab.chunkers.base.fit_units`); the plan's ``cuts`` say where."""
+    spec = CHUNKERS[chunker]
+    cuts: tuple[int, ...] = ()
+    if spec.units:
+        doc, cuts, first_piece = fit_units(doc, size)
+        if cuts:
+            training = training.renumbered(first_piece)
+    plan = spec.plan(doc, Params(size, overlap, training, resolve_refs, embedder))
+    if cuts:
+        plan = replace(plan, cuts=cuts)
     text = doc.text
     provisions = doc.provisions
     chunks = []

@@ -184,7 +184,7 @@ def build_index(
         chunks.extend(made)
         cuts.append(plan.cuts)
         if plan.objective is not None:
-            objective = (objective or 0.0) + plan.objective
+            objective = round((objective or 0.0) + plan.objective, 6)
     bm25 = BM25([chunk_tokens(corpus.documents[c.doc], c) for c in chunks])
     return Index(
         corpus,

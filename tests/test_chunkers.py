@@ -1,5 +1,6 @@
 """Hand-checked chunker cases, plus the exact chunkers against brute force and plain greedy."""
 
+from fractions import Fraction
 from itertools import combinations
 
 import pytest
@@ -367,6 +368,60 @@ def test_invalid_parameters_name_the_allowed_values(handbook):
 # --- oracles ----------------------------------------------------------------------------------
 
 
+def test_qes_dp_breaks_ties_by_the_later_cut():
+    # FOUR at L = 62 without training: every two-chunk segmentation scores -2 mu; the rule keeps
+    # the one whose last chunk starts latest.
+    runs, value = segment(parse_document(FOUR), 62, Training())
+    assert runs == [(0, 3), (3, 4)] and value == -0.1
+
+
+def exact_rule_segmentation(doc, size, training, mu=Fraction(1, 20)):
+    """An independent exact oracle: best prefix values in Fractions, then, from the end, the
+    latest start whose chunk completes an optimal prefix."""
+    n, units = len(doc.units), doc.units
+    items = [*training.spans, *training.groups]
+
+    def fits(j, i):
+        return i - j == 1 or units[i - 1].end - units[j].start <= size
+
+    def u(j, i):
+        return sum(j <= f and last < i for f, last in items) - mu
+
+    best = [Fraction(0)]
+    for i in range(1, n + 1):
+        best.append(max(best[j] + u(j, i) for j in range(i) if fits(j, i)))
+    runs, i = [], n
+    while i > 0:
+        j = max(j for j in range(i) if fits(j, i) and best[j] + u(j, i) == best[i])
+        runs.append((j, i))
+        i = j
+    return runs[::-1], best[n]
+
+
+def test_qes_dp_ties_are_not_broken_by_float_rounding():
+    # Thirteen short units, one training span (unit 4), L = 40: several four-chunk segmentations
+    # keep the span and score 1 - 4 mu = 0.8. Summed in floats, one of them came to
+    # 0.7999999999999999 and rounding, not the rule, chose.
+    lengths = [8, 4, 12, 8, 7, 12, 7, 2, 2, 3, 4, 3, 4]
+    doc = parse_document(" ".join("W" + "x" * k + "." for k in lengths))
+    training = Training((((4, 4),),))
+    runs, value = segment(doc, 40, training)
+    assert value == 0.8
+    assert runs == [(0, 3), (3, 6), (6, 12), (12, 13)]
+    assert (runs, Fraction(4, 5)) == exact_rule_segmentation(doc, 40, training)
+
+
+def test_qes_dp_objective_is_exact_on_the_handbook(handbook, handbook_doc):
+    # At L = 250 two segmentations score 20.35; float sums made one of them 20.349999999999984
+    # and let rounding choose.
+    training = training_for(handbook, 0)
+    runs, value = segment(handbook_doc, 250, training)
+    expected_runs, expected = exact_rule_segmentation(handbook_doc, 250, training)
+    assert expected == Fraction("20.35")
+    assert value == 20.35
+    assert runs == expected_runs
+
+
 def objective(doc, runs, training, mu=MU):
     items = [*training.spans, *training.groups]
     return sum(sum(j <= f and last < i for f, last in items) - mu for j, i in runs)
@@ -405,6 +460,9 @@ def test_qes_dp_matches_brute_force_on_small_inputs(problem):
     runs, value = segment(doc, size, training)
     assert value == pytest.approx(brute_force(doc, size, training))
     assert value == pytest.approx(objective(doc, runs, training))
+    assert (runs, Fraction(value).limit_denominator(20)) == exact_rule_segmentation(
+        doc, size, training
+    )
     assert [j for j, _ in runs[1:]] == [i for _, i in runs[:-1]]
     assert runs[0][0] == 0 and runs[-1][1] == len(doc.units)
 

@@ -5,7 +5,7 @@
 >>> result = run_lab(corpus, LabConfig(size=450, budget=120, split="test"))
 """
 
-from .chunkers import CHUNKERS, Chunk
+from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk
 from .corpus import (
     MAX_DOCUMENT_CHARS,
     MAX_QE_CHARS,
@@ -34,6 +34,7 @@ from .run import (
     explain,
     run_lab,
     sweep,
+    untrained_chunkers,
 )
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "MAX_DOCUMENT_CHARS",
     "MAX_QE_CHARS",
     "MODES",
+    "REFERENCE_PLACEMENTS",
     "SPLITS",
     "Chunk",
     "Corpus",
@@ -68,4 +70,5 @@ __all__ = [
     "parse_document",
     "run_lab",
     "sweep",
+    "untrained_chunkers",
 ]

@@ -103,6 +103,11 @@ class IndexStats:
     objective: float | None
     long_units: int = 0  # sentences (or rows, code blocks) longer than L, split to fit
     split_evidence: int = 0  # evidence spans no chunk holds because such a split cut them
+    # What the assembler delivers: prefix + body + delivered reference text, in characters.
+    mean_delivered_chars: float = 0.0
+    max_delivered_chars: int = 0
+    delivered_over_size: int = 0  # chunks delivering more than L characters
+    train_questions: int | None = None  # what a supervised chunker learned from (0: untrained)
 
     def as_dict(self) -> dict:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
@@ -191,6 +196,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
     n = len(chunks)
     corpus = index.corpus
     body = np.fromiter((c.body_chars for c in chunks), dtype=np.int64, count=n)
+    delivered = np.fromiter((len(c.text) for c in chunks), dtype=np.int64, count=n)
     total_chars = sum(len(d.text) for d in corpus.documents) or 1
     spans = {(ev.doc, ev.start, ev.end): ev for q in corpus.questions for ev in q.evidence}
     intact = sum(1 for ev in spans.values() if len(index.holding(ev)))
@@ -210,6 +216,10 @@ def index_stats(index: Index, budget: int) -> IndexStats:
         split_evidence=sum(
             1 for ev in spans.values() if _cut_inside(index.cuts, ev) and not len(index.holding(ev))
         ),
+        mean_delivered_chars=float(delivered.mean()) if n else 0.0,
+        max_delivered_chars=int(delivered.max()) if n else 0,
+        delivered_over_size=int((delivered > index.size).sum()),
+        train_questions=index.train_questions,
     )
 
 

@@ -282,3 +282,21 @@ def test_document_of_headings_only_runs_and_structure_finds_nothing_to_hold():
         (q,) = result.run("structure", mode).questions
         assert q.evidence[0].diagnosis == "not intact"
         assert result.run("sentence", mode).questions[0].complete
+
+
+def test_supervised_chunkers_without_train_questions_are_reported_untrained(handbook):
+    from lab import untrained_chunkers
+
+    assert untrained_chunkers(handbook, ("fixed", "qes-dp", "qes-greedy")) == ()
+    tested = build_corpus(
+        {"d": RULES},
+        [{"id": "q", "question": "torches?", "evidence": ["Torches are red."], "split": "test"}],
+    )
+    assert untrained_chunkers(tested, ("fixed", "qes-dp", "structure", "qes-greedy")) == (
+        "qes-dp",
+        "qes-greedy",
+    )
+    result = run_lab(tested, LabConfig(chunkers=("fixed", "qes-dp"), modes=("flat",)))
+    assert [r.index.train_questions for r in result.runs] == [None, 0]
+    trained = run_lab(handbook, LabConfig(chunkers=("qes-greedy",), modes=("flat",)))
+    assert trained.runs[0].index.train_questions == 12

@@ -11,6 +11,21 @@ from ..parse import Document, Unit
 
 REFERENCE_CHARS = 320
 REFERENCE_MARK = "\u21b3"
+# Where the text of a cited provision goes: into the chunk and its budget, into the index only
+# (retrieval matches it, the context never carries it), or nowhere.
+REFERENCE_PLACEMENTS = ("delivered", "index-only", "off")
+
+
+def reference_placement(refs: str = "delivered", resolve_refs: bool | None = None) -> str:
+    """The placement ``refs`` names, with the older on/off switch ``resolve_refs`` applied when
+    given: False means "off"; True keeps ``refs``, or "delivered" where ``refs`` is "off"."""
+    if refs not in REFERENCE_PLACEMENTS:
+        raise ValueError(f"refs must be one of {', '.join(REFERENCE_PLACEMENTS)}, got {refs!r}")
+    if resolve_refs is None:
+        return refs
+    if not resolve_refs:
+        return "off"
+    return "delivered" if refs == "off" else refs
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,9 +33,11 @@ class Chunk:
     """A retrievable piece of a document.
 
     ``source`` lists the ``[start, end)`` ranges of the document whose text ``text`` contains:
-    first the body, then any resolved reference text. ``text[len(prefix):]`` starts with
+    first the body, then any delivered reference text. ``text[len(prefix):]`` starts with
     ``document.text[source[0][0]:source[0][1]]``. ``words`` counts whitespace-separated words of
-    ``text`` (prefix and references included): it is what the context budget counts.
+    ``text`` (prefix and delivered references included): it is what the context budget counts.
+    ``search`` is what retrieval matches instead of ``text``, when it differs: parent-child's
+    child, and references placed in the index only (appended there, not delivered).
     """
 
     id: str
@@ -32,7 +49,7 @@ class Chunk:
     prefix_provisions: tuple[int, ...]  # provisions named in the prefix
     cites: tuple[int, ...]  # provisions the body cites (resolved cross-references)
     words: int
-    search: str | None = None  # what retrieval matches when it differs from ``text`` (parent-child)
+    search: str | None = None  # what retrieval matches when it differs from ``text``
     search_source: tuple[int, int] | None = None  # the range ``search`` was cut from
 
     @property

@@ -16,13 +16,15 @@ sizes = tuple(sorted({*DEFAULT_SIZES, settings.size}))
 st.title("Sweep charts")
 st.caption(
     f"{settings.split} questions · budgets {', '.join(map(str, budgets))} words · sizes "
-    f"{', '.join(map(str, sizes))} characters. Solid lines: complete recall; dashed: partial. "
+    f"{', '.join(map(str, sizes))} characters · {draw.REFS_NOTE[settings.refs]}. Solid lines: "
+    "complete recall; dashed: partial. "
     f"A red ✕ marks a point where {sweeps.NO_FIT}." + state.retrieval_note(settings, " Retrieval: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
+draw.untrained_notice(corpus, settings.chunkers)
 bar = st.progress(0.0, text="Sweeping…")
 rows = cache.sweep_rows(
     corpus,

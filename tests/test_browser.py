@@ -184,8 +184,8 @@ def test_switching_references_off_shows_in_the_graph_and_in_the_link(server, bro
     xref = page.locator('[data-testid="stMetric"]').filter(has_text="xref edges")
     assert int(xref.locator('[data-testid="stMetricValue"]').inner_text()) > 0
 
-    page.get_by_text("Resolve cross-references").click()
-    page.wait_for_function("() => location.search.includes('resolve_refs=false')", timeout=WAIT_MS)
+    page.get_by_text("off", exact=True).click()
+    page.wait_for_function("() => location.search.includes('refs=off')", timeout=WAIT_MS)
     settle(page, "Chunk graph")
     expect(xref.locator('[data-testid="stMetricValue"]')).to_have_text("0", timeout=WAIT_MS)
 

@@ -9,14 +9,24 @@ import streamlit as st
 
 from lab import Corpus, LabResult
 
-from .draw import MEASURE_COLORS, VERDICT_COLORS, VERDICTS, config_label, config_order, percent
+from .draw import (
+    MEASURE_COLORS,
+    UNTRAINED,
+    VERDICT_COLORS,
+    VERDICTS,
+    config_label,
+    config_order,
+    percent,
+)
 
 MATRIX_QUESTIONS = 300  # the verdict matrix shows at most this many questions
 
 
 def recall_table(result: LabResult) -> pd.DataFrame:
-    """One row per chunker x mode: recall, gap and context size."""
+    """One row per chunker x mode: recall, gap and context size; a supervised chunker with no
+    train question to learn from is noted untrained."""
     m = result.metrics_frame()
+    untrained = {r.chunker for r in result.runs if r.index.train_questions == 0}
     return pd.DataFrame(
         {
             "configuration": [
@@ -29,6 +39,7 @@ def recall_table(result: LabResult) -> pd.DataFrame:
             "chunks picked": m["mean_chunks"].round(2),
             "MRR": m["mrr"].round(3),
             "questions": m["questions"],
+            "note": [UNTRAINED if c in untrained else "" for c in m["chunker"]],
         }
     )
 

@@ -204,6 +204,7 @@ def test_clicking_a_chunk_in_the_graph_shows_its_text(server, page):
     page.goto(f"{server}/chunk_graph?question=q07")
     settle(page, "Chunk graph")
     shown = page.locator(".cx-head")
+    shown.wait_for(timeout=WAIT_MS)  # the panel draws after the graph: slow on a busy machine
     expect(shown).not_to_contain_text("structure-0 ·")
     node = page.locator(
         '[role="graphics-symbol"][aria-roledescription="circle"][aria-label*="chunk: structure-0;"]'

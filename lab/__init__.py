@@ -8,7 +8,7 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
-from .chunkers import CHUNKERS, Chunk
+from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk
 from .compare import (
     TRANSITIONS,
     Comparison,
@@ -49,6 +49,7 @@ from .run import (
     explain,
     run_lab,
     sweep,
+    untrained_chunkers,
 )
 from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
 
@@ -64,6 +65,7 @@ __all__ = [
     "MAX_DOCUMENT_CHARS",
     "MAX_QE_CHARS",
     "MODES",
+    "REFERENCE_PLACEMENTS",
     "SPLITS",
     "TRANSITIONS",
     "Chunk",
@@ -99,4 +101,5 @@ __all__ = [
     "setting_names",
     "sweep",
     "wilson_interval",
+    "untrained_chunkers",
 ]

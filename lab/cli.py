@@ -21,6 +21,7 @@ from . import (
     DEFAULT_CHUNKERS,
     LEXICAL_MODES,
     MODES,
+    REFERENCE_PLACEMENTS,
     SPLITS,
     Comparison,
     Corpus,
@@ -33,6 +34,7 @@ from . import (
     run_lab,
     setting_names,
     sweep,
+    untrained_chunkers,
 )
 from .bench import run_all
 from .compare import label, p_text
@@ -136,10 +138,16 @@ def _add_experiment_options(p: argparse.ArgumentParser) -> None:
         "--headers", action="store_true", help="prefix every chunk with its heading path"
     )
     p.add_argument(
-        "--no-refs",
-        dest="resolve_refs",
-        action="store_false",
-        help="no reference text in structure chunks, no reference edges in the graph",
+        "--refs",
+        choices=REFERENCE_PLACEMENTS,
+        default=DEFAULTS.refs,
+        help="where cited provisions' text goes (structure, parent-child): delivered with the "
+        "chunk and counted in the budget; index-only: retrieval and the graph use it, the "
+        "context does not carry it; off: nowhere, and no reference edges in the graph "
+        f"(default {DEFAULTS.refs})",
+    )
+    p.add_argument(
+        "--no-refs", dest="refs", action="store_const", const="off", help="the same as --refs off"
     )
     p.add_argument(
         "--dense",
@@ -271,7 +279,7 @@ def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
         budget=args.budget,
         split=args.split,
         headers=args.headers,
-        resolve_refs=args.resolve_refs,
+        refs=args.refs,
         overlap=args.overlap,
         dense=args.dense,
         late=args.late,
@@ -336,6 +344,18 @@ def _load(args: argparse.Namespace) -> Corpus:
     return corpus
 
 
+def _warn_untrained(corpus: Corpus, config: LabConfig) -> None:
+    """One warning line when a supervised chunker has no train question to learn from."""
+    names = untrained_chunkers(corpus, config.chunkers)
+    if names:
+        verb = "has" if len(names) == 1 else "have"
+        _say(
+            "warning",
+            f"{' and '.join(names)} {verb} no train questions to learn from and run untrained "
+            '(marked "(untrained)"): give some questions "split": "train"',
+        )
+
+
 def _progress(stream, live: bool) -> Callable[[int, int], None]:
     def report(done: int, total: int) -> None:
         end = "\n" if not live or done == total else "\r"
@@ -384,8 +404,13 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
     title = (
         f"{corpus.name}: {n} {c.split} question{'s' * (n != 1)}, "
         f"size {c.size} chars, budget {c.budget} words, "
-        f"headers {_on(c.headers)}, references {_on(c.resolve_refs)}{_dense_note(c)}"
+        f"headers {_on(c.headers)}, references {c.refs}{_dense_note(c)}"
     )
+    untrained = set(untrained_chunkers(corpus, c.chunkers))
+
+    def name(chunker: str) -> str:
+        return f"{chunker} (untrained)" if chunker in untrained else chunker
+
     metrics = _table(
         (
             "chunker",
@@ -400,7 +425,7 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
         ),
         [
             (
-                r.chunker,
+                name(r.chunker),
                 r.mode,
                 _pct(m.partial),
                 _pct(m.complete),
@@ -424,31 +449,40 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
             "chunks",
             "mean chars",
             "max chars",
+            "max delivered",
             "index/doc",
             "evidence intact",
             "heading starts",
             "over size",
             "over budget",
+            "long units",
+            "split evidence",
             "objective",
         ),
         [
             (
-                name,
+                name(chunker),
                 str(s.chunks),
                 f"{s.mean_chars:.0f}",
                 str(s.max_chars),
+                str(s.max_delivered_chars),
                 f"{s.index_ratio:.2f}",
                 _pct(s.evidence_intact),
                 _pct(s.heading_starts),
                 str(s.over_size),
                 str(s.over_budget),
+                str(s.long_units),
+                str(s.split_evidence),
                 "-" if s.objective is None else f"{s.objective:.2f}",
             )
-            for name, s in seen.items()
+            for chunker, s in seen.items()
         ],
         left=1,
     )
-    index_title = f"Index statistics (over budget: longer than {c.budget} words)"
+    index_title = (
+        f"Index statistics (max delivered: prefix, body and delivered references; over "
+        f"budget: longer than {c.budget} words; long units: sentences longer than L, split)"
+    )
     top = leaders(result)
     best = f"Best complete recall {top.summary()}.\n" if top and len(result.runs) > 1 else ""
     return f"{title}\n\n{metrics}\n{best}\n{index_title}\n{index}\n"
@@ -501,6 +535,7 @@ def _emit(text: str, output: Path | None) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     config = _config(args)
     corpus = _load(args)
+    _warn_untrained(corpus, config)
     _load_models(config, args.download)
     result = run_lab(corpus, config)
     if args.format == "json":
@@ -516,6 +551,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     config = _config(args, args.sizes)
     corpus = _load(args)
+    _warn_untrained(corpus, config)
     _load_models(config, args.download)
     live = sys.stderr.isatty()
     progress = _progress(sys.stderr, live) if live or args.progress else None

@@ -9,7 +9,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from .bm25 import BM25
-from .chunkers import CHUNKERS, Chunk, Training, chunk_document
+from .chunkers import CHUNKERS, Chunk, Training, chunk_document, reference_placement
 from .corpus import Corpus
 from .graph import ChunkGraph, build_graph
 from .text import tokenize
@@ -49,12 +49,26 @@ class Index:
     size: int
     overlap: int
     headers: bool
-    resolve_refs: bool
+    refs: str  # reference placement: "delivered", "index-only" or "off"
     chunks: tuple[Chunk, ...] = field(repr=False)
     objective: float | None
     bm25: BM25 = field(repr=False)
     embedder: object | None = field(default=None, repr=False)  # lab.embed.Embedder
     late: bool = False
+    cuts: tuple[tuple[int, ...], ...] = field(default=(), repr=False)  # per document (Plan.cuts)
+
+    @property
+    def resolve_refs(self) -> bool:
+        """Whether cited provisions are resolved at all (delivered or in the index only)."""
+        return self.refs != "off"
+
+    @property
+    def train_questions(self) -> int | None:
+        """Train questions a supervised chunker learned from (0: it ran untrained); None for a
+        chunker that learns nothing."""
+        if not CHUNKERS[self.chunker].supervised:
+            return None
+        return len(self.corpus.split("train"))
 
     @cached_property
     def words(self) -> np.ndarray:
@@ -152,19 +166,24 @@ def build_index(
     *,
     overlap: int = DEFAULT_OVERLAP,
     headers: bool = False,
-    resolve_refs: bool = True,
+    refs: str = "delivered",
+    resolve_refs: bool | None = None,
     embedder=None,
     late: bool = False,
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
-    with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections)."""
+    with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
+    ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
+    the older on/off switch)."""
     check_chunking(chunker, size, overlap)
+    refs = reference_placement(refs, resolve_refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
         from .embed import DenseUnavailable
 
         what = "late chunking" if late else f"the {chunker} chunker"
         raise DenseUnavailable(f"{what} needs an embedding model: turn dense embeddings on")
     chunks: list[Chunk] = []
+    cuts = []
     objective = None
     for d, doc in enumerate(corpus.documents):
         made, plan = chunk_document(
@@ -175,13 +194,14 @@ def build_index(
             overlap,
             training_for(corpus, d),
             headers=headers,
-            resolve_refs=resolve_refs,
+            refs=refs,
             first_id=len(chunks),
             embedder=embedder,
         )
         chunks.extend(made)
+        cuts.append(plan.cuts)
         if plan.objective is not None:
-            objective = (objective or 0.0) + plan.objective
+            objective = round((objective or 0.0) + plan.objective, 6)
     bm25 = BM25([chunk_tokens(corpus.documents[c.doc], c) for c in chunks])
     return Index(
         corpus,
@@ -189,10 +209,11 @@ def build_index(
         size,
         overlap,
         headers,
-        resolve_refs,
+        refs,
         tuple(chunks),
         objective,
         bm25,
         embedder,
         late,
+        tuple(cuts),
     )

@@ -14,9 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from .embed import DenseUnavailable, missing_message, missing_modules
+from .lru import LRU, entry_bytes
 
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L6-v2"
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+SCORE_CACHE_BYTES = 32 * 2**20  # scored (question, chunk) pairs: about 50,000 of handbook size
 
 
 def reranker_status(model: str = DEFAULT_RERANKER) -> tuple[bool, str]:
@@ -48,18 +50,24 @@ def can_download(model: str) -> bool:
 class Reranker:
     """Relevance scores of (query, text) pairs from one cross-encoder; higher is more relevant.
 
-    The model (a local folder or a hub name) loads on first use, thread-safe. Each pair is scored
-    once per reranker.
+    The model (a local folder or a hub name) loads on first use, thread-safe. Scores are cached
+    per pair, least recently used first out past ``cache_bytes`` (the reranker is shared by the
+    whole process).
     """
 
-    def __init__(self, model: str = DEFAULT_RERANKER, batch_size: int = 32):
+    def __init__(
+        self,
+        model: str = DEFAULT_RERANKER,
+        batch_size: int = 32,
+        cache_bytes: int = SCORE_CACHE_BYTES,
+    ):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self._name = model
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.RLock()
-        self._scores: dict[tuple[str, str], float] = {}
+        self._scores = LRU(cache_bytes, entry_bytes)
 
     @property
     def name(self) -> str:
@@ -75,7 +83,8 @@ class Reranker:
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """``(len(texts),)`` float scores of each text as an answer to ``query``, in order."""
         with self._lock:
-            misses = list(dict.fromkeys(t for t in texts if (query, t) not in self._scores))
+            found = {t: self._scores.get((query, t)) for t in dict.fromkeys(texts)}
+            misses = [t for t, s in found.items() if s is None]
             if misses:
                 scores = self.load().predict(
                     [(query, t) for t in misses],
@@ -84,10 +93,15 @@ class Reranker:
                     show_progress_bar=False,
                 )
                 scores = np.asarray(scores, dtype=np.float64).reshape(len(misses))
-                self._scores.update(
-                    ((query, t), float(s)) for t, s in zip(misses, scores, strict=True)
-                )
-            return np.array([self._scores[query, t] for t in texts], dtype=np.float64)
+                for t, s in zip(misses, scores.tolist(), strict=True):
+                    found[t] = s
+                    self._scores.put((query, t), s)
+            return np.array([found[t] for t in texts], dtype=np.float64)
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes the score cache holds now (as it counts them)."""
+        return self._scores.bytes
 
 
 def _load_cross_encoder(model: str):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -10,7 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 import pandas as pd
 
 from .assemble import Context, assemble
-from .chunkers import CHUNKERS
+from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking
 from .metrics import IndexStats, Metrics, QuestionResult, aggregate, index_stats, score_question
@@ -27,10 +28,16 @@ Progress = Callable[[int, int], None]
 @dataclass(frozen=True)
 class LabConfig:
     """One experiment: which chunkers and modes, the chunk size ``L`` in characters, the context
-    budget in words, the question split, and the toggles. ``dense`` names an embedding model
-    (None: keyword retrieval only); it enables the dense and hybrid modes, dense chunkers and
-    ``late`` chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that
-    reorders the top ``rerank_top`` chunks before assembly."""
+    budget in words, the question split, and the toggles. ``refs`` places the text of cited
+    provisions: "delivered" (in the chunk and its budget), "index-only" (retrieval matches it,
+    the context does not carry it) or "off"; references also give the chunk graph its
+    cross-reference edges unless off. ``dense`` names an embedding model (None: keyword
+    retrieval only); it enables the dense and hybrid modes, dense chunkers and ``late``
+    chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that reorders
+    the top ``rerank_top`` chunks before assembly.
+
+    ``resolve_refs`` is the older on/off switch, still accepted (False is ``refs="off"``) and
+    readable (whether references are resolved at all)."""
 
     chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
     modes: tuple[str, ...] = LEXICAL_MODES
@@ -38,16 +45,22 @@ class LabConfig:
     budget: int = 120
     split: str = "test"
     headers: bool = False
-    resolve_refs: bool = True
+    refs: str = REFERENCE_PLACEMENTS[0]
     overlap: int = DEFAULT_OVERLAP
     dense: str | None = None
     late: bool = False
     rerank: str | None = None
     rerank_top: int = RERANK_TOP
 
+    @property
+    def resolve_refs(self) -> bool:
+        """Whether cited provisions are resolved at all (delivered or in the index only)."""
+        return self.refs != "off"
+
     def __post_init__(self):
         object.__setattr__(self, "chunkers", tuple(self.chunkers))
         object.__setattr__(self, "modes", tuple(self.modes))
+        reference_placement(self.refs)
         if not self.chunkers:
             raise ValueError(f"choose at least one chunker of {', '.join(CHUNKERS)}")
         for name in self.chunkers:
@@ -68,6 +81,31 @@ class LabConfig:
             raise ValueError(f"budget must be a whole number of words >= 1, got {self.budget!r}")
         if self.split not in SPLITS:
             raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
+
+
+def untrained_chunkers(corpus: Corpus, chunkers: Iterable[str]) -> tuple[str, ...]:
+    """The supervised chunkers among ``chunkers`` that have no train question to learn from: with
+    nothing to keep intact, qes-dp only packs units as few chunks as fit and qes-greedy only
+    covers the text with windows, so they must not pass for trained ones."""
+    if corpus.split("train"):
+        return ()
+    return tuple(c for c in chunkers if CHUNKERS[c].supervised)
+
+
+def _accept_resolve_refs(init: Callable) -> Callable:
+    """Let ``LabConfig(resolve_refs=...)`` and ``replace(config, resolve_refs=...)``, the older
+    on/off switch, keep working: False is ``refs="off"`` (see ``reference_placement``)."""
+
+    @functools.wraps(init)
+    def wrapped(self, *args, resolve_refs: bool | None = None, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        if resolve_refs is not None:
+            object.__setattr__(self, "refs", reference_placement(self.refs, resolve_refs))
+
+    return wrapped
+
+
+LabConfig.__init__ = _accept_resolve_refs(LabConfig.__init__)
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,7 +281,7 @@ class LabCache:
                 size,
                 overlap=config.overlap,
                 headers=config.headers,
-                resolve_refs=config.resolve_refs,
+                refs=config.refs,
                 embedder=embedder_for(config),
                 late=config.late,
             ),
@@ -280,7 +318,7 @@ def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tu
         size,
         config.overlap,
         config.headers,
-        config.resolve_refs,
+        config.refs,
         config.dense,
         config.late,
     )
@@ -454,6 +492,7 @@ def sweep(
 
 
 __all__ = [
+    "untrained_chunkers",
     "DEFAULT_BUDGETS",
     "DEFAULT_CHUNKERS",
     "DEFAULT_SIZES",

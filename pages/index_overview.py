@@ -15,9 +15,12 @@ overview.corpus_summary(corpus)
 
 st.subheader("Index statistics")
 st.caption(
-    f"Chunk size L = {settings.size} characters; budget = {settings.budget} words."
+    f"Chunk size L = {settings.size} characters; budget = {settings.budget} words; "
+    f"{draw.REFS_NOTE[settings.refs]}. Chars count the body a chunk covers; delivered counts "
+    "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")
 )
+draw.untrained_notice(corpus, settings.chunkers)
 st.dataframe(overview.index_table(result), column_config=overview.INDEX_COLUMNS, hide_index=True)
 
 st.subheader("Boundary map")

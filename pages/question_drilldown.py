@@ -4,7 +4,7 @@ import streamlit as st
 
 from lab import CHUNKERS
 from ui import cache, context, drilldown, state
-from ui.draw import md_escape
+from ui.draw import REFS_NOTE, md_escape, untrained_notice
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -21,9 +21,10 @@ else:
     st.markdown(f"#### {md_escape(q.question)}")
     st.caption(
         f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence spans{case} · "
-        f"L = {settings.size} characters · budget = {settings.budget} words"
-        + state.retrieval_note(settings, " · ")
+        f"L = {settings.size} characters · budget = {settings.budget} words · "
+        f"{REFS_NOTE[settings.refs]}" + state.retrieval_note(settings, " · ")
     )
+    untrained_notice(corpus, settings.chunkers)
     drilldown.evidence_list(corpus, q)
 
     views = {

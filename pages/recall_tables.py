@@ -14,13 +14,15 @@ table = recall.recall_table(result)
 st.title("Recall tables")
 st.caption(
     f"{len(corpus.split(settings.split))} {settings.split} questions · L = {settings.size} "
-    f"characters · budget = {settings.budget} words. Complete: all evidence in the context; "
-    "partial: some of it." + state.retrieval_note(settings, " Retrieval: ")
+    f"characters · budget = {settings.budget} words · {draw.REFS_NOTE[settings.refs]}. "
+    "Complete: all evidence in the context; partial: some of it."
+    + state.retrieval_note(settings, " Retrieval: ")
 )
 if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
+draw.untrained_notice(corpus, settings.chunkers)
 recall.headline(result)
 st.dataframe(table, column_config=recall.RECALL_COLUMNS, hide_index=True)
 draw.chart(cache.spec(recall.recall_chart), rows=recall.recall_data(table))

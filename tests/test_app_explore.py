@@ -281,7 +281,7 @@ def test_large_graph_shows_the_questions_neighbourhood(handbook):
 def test_graph_page_drops_reference_edges_when_references_are_off():
     at = app_on(GRAPH)
     assert int(metric(at, "xref edges")) > 0
-    at.toggle(key="resolve_refs").set_value(False).run()
+    at.radio(key="refs").set_value("off").run()
     assert not at.exception
     assert metric(at, "xref edges") == "0"
     edges = next(t for t in chart_tables(at) if "x2" in t.columns)
@@ -391,8 +391,18 @@ def test_uploads_fill_the_inputs_and_bad_files_are_refused():
     at.file_uploader(key="yc_qe_file").upload("qe.json", b"\x80\x81bad\xff", "application/json")
     at.run()
     assert not at.exception
-    assert any("not replaced" in e.value for e in at.error)
+    assert any("not replaced" in e.value and "not UTF" in e.value for e in at.error)
     assert at.text_area(key="yc_qe__widget").value == ""
+
+
+def test_a_utf16_upload_is_read_as_text():
+    at = app_on(CORPUS)
+    at.file_uploader(key="yc_document_file").upload(
+        "rules.md", DOCUMENT.encode("utf-16"), "text/markdown"
+    )
+    at.run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="yc_document__widget").value == DOCUMENT
 
 
 def test_user_text_reaches_the_page_escaped():

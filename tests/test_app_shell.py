@@ -39,7 +39,7 @@ def test_link_reproduces_the_view():
         "mode": "graph",
         "split": "all",
         "headers": "true",
-        "resolve_refs": "false",
+        "refs": "index-only",
         "question": "q07",
     }
     app = open_app("pages/recall_tables.py", **query)
@@ -51,7 +51,7 @@ def test_link_reproduces_the_view():
         budget=80,
         split="all",
         headers=True,
-        resolve_refs=False,
+        refs="index-only",
         question="q07",
     )
     link = share_link(app)
@@ -63,7 +63,7 @@ def test_link_reproduces_the_view():
         "mode=graph",
         "split=all",
         "headers=true",
-        "resolve_refs=false",
+        "refs=index-only",
         "question=q07",
     ):
         assert part in link
@@ -93,7 +93,7 @@ def test_settings_survive_a_page_switch():
         ("mode", "vector", ("flat", "graph")),
         ("split", "dev", "test"),
         ("headers", "maybe", False),
-        ("resolve_refs", "", True),
+        ("refs", "sometimes", "delivered"),
         ("question", "q99", "q04"),
         ("corpus", "your corpus", "handbook"),
     ],
@@ -222,3 +222,66 @@ def test_a_page_with_no_questions_in_the_split_still_shows_the_share_link(page):
     assert not app.exception
     assert any("no train questions" in i.value for i in app.info)
     assert "split=train" in share_link(app)
+
+
+@pytest.mark.parametrize(("old", "refs"), [("false", "off"), ("true", "delivered")])
+def test_an_old_link_with_resolve_refs_opens_with_the_matching_placement(old, refs):
+    app = open_app("pages/recall_tables.py", resolve_refs=old, size="600")
+    assert not app.exception and not app.warning
+    assert settings(app).refs == refs and settings(app).size == 600
+    assert app.sidebar.radio(key="refs").value == refs
+    link = share_link(app)
+    assert "resolve_refs" not in link
+    assert ("refs=off" in link) is (refs == "off")
+
+
+def test_an_old_link_with_a_bad_resolve_refs_value_falls_back_with_a_notice():
+    app = open_app(resolve_refs="maybe")
+    assert not app.exception
+    assert settings(app).refs == "delivered"
+    (notice,) = app.warning
+    assert "resolve\\_refs=maybe" in notice.value or "resolve_refs=maybe" in notice.value
+    assert "refs" in notice.value
+
+
+def test_every_page_says_where_references_go():
+    app = open_app(refs="index-only")
+    pages = {
+        "pages/index_overview.py": "references index-only",
+        "pages/recall_tables.py": "references index-only",
+        "pages/sweep_charts.py": "references index-only",
+        "pages/question_drilldown.py": "references index-only",
+    }
+    for page, phrase in pages.items():
+        app.switch_page(page).run()
+        assert not app.exception, page
+        assert any(phrase in c.value for c in app.caption), page
+    app.switch_page("pages/chunk_graph.py").run()
+    assert any("References index-only" in c.value for c in app.caption)
+
+
+def test_untrained_qes_chunkers_get_a_notice_and_marked_rows():
+    corpus = build_corpus(
+        {"notes": "# Notes\n\n## 1 Rules\n\n### 1.1 Cats\n\nCats may sleep on the sofa.\n"},
+        [
+            {
+                "id": "c1",
+                "question": "Where may cats sleep?",
+                "evidence": ["Cats may sleep on the sofa."],
+            }
+        ],
+    )
+    app = open_app("pages/recall_tables.py")
+    app.session_state[USER_CORPUS_KEY] = corpus
+    app.run()
+    app.selectbox(key="corpus").select(USER).run()
+    assert not app.exception
+    (notice,) = [w.value for w in app.warning]
+    assert "qes-dp and qes-greedy" in notice and "untrained" in notice
+    table = app.dataframe[0].value
+    marked = table[table["note"] != ""]["configuration"].tolist()
+    assert marked == ["qes-dp · flat", "qes-dp · graph", "qes-greedy · flat", "qes-greedy · graph"]
+    app.switch_page("pages/index_overview.py").run()
+    labels = app.dataframe[0].value.set_index("chunker")["label"]
+    assert labels["qes-dp"].endswith("(untrained: no train questions)")
+    assert "untrained" not in labels["structure"]

@@ -116,7 +116,7 @@ def test_options_reach_the_config(capsys):
     data = run_json(capsys, "--chunker", "sentence", "--size", "300", "--budget", "90", "--headers")
     config = data["config"]
     assert (config["size"], config["budget"], config["headers"]) == (300, 90, True)
-    assert config["resolve_refs"] is True
+    assert config["refs"] == "delivered"
 
 
 def test_no_refs_drops_reference_text_from_structure_chunks(capsys):
@@ -134,7 +134,66 @@ def test_no_refs_drops_reference_text_from_structure_chunks(capsys):
     assert max(sources(without)) == 1
     ratio = [d["runs"][0]["index"]["index_ratio"] for d in (with_refs, without)]
     assert ratio[1] < ratio[0]
-    assert without["config"]["resolve_refs"] is False
+    assert without["config"]["refs"] == "off"
+    again = run_json(
+        capsys, "--chunker", "structure", "--split", "all", "--budget", "400", "--refs", "off"
+    )
+    assert again == without
+
+
+def test_index_only_references_help_retrieval_but_are_neither_delivered_nor_charged(capsys):
+    args = ("--chunker", "structure", "--split", "all", "--budget", "400", "--format", "json")
+    runs = {
+        refs: run_json(capsys, *args, "--refs", refs)["runs"][0]
+        for refs in ("delivered", "index-only", "off")
+    }
+    most_sources = {
+        refs: max(len(p["source"]) for q in run["questions"] for p in q["context"])
+        for refs, run in runs.items()
+    }
+    assert most_sources["delivered"] > 1  # a picked chunk carries a cited provision's text
+    assert most_sources["index-only"] == most_sources["off"] == 1
+    # the delivered text (and so the words charged) of index-only chunks is that of "off"
+    assert (
+        runs["index-only"]["index"]["max_delivered_chars"]
+        == (runs["off"]["index"]["max_delivered_chars"])
+    )
+    assert (
+        runs["delivered"]["index"]["max_delivered_chars"]
+        > (runs["off"]["index"]["max_delivered_chars"])
+    )
+    # ...while retrieval differs: the cited text is matched
+    ranks = {
+        refs: [e["rank"] for q in run["questions"] for e in q["evidence"]]
+        for refs, run in runs.items()
+    }
+    assert ranks["index-only"] != ranks["off"]
+
+
+def test_table_says_where_references_go(capsys):
+    code, out, _ = run_cli(capsys, "run", "--chunker", "structure", "--refs", "index-only")
+    assert code == 0
+    assert "references index-only" in out.splitlines()[0]
+
+
+def test_unknown_reference_placement_names_the_choices(capsys):
+    code, _, err = run_cli(capsys, "run", "--refs", "sometimes")
+    assert code == 2
+    assert "invalid choice: 'sometimes'" in err and "index-only" in err
+
+
+def test_untrained_qes_chunkers_are_warned_about_and_marked(capsys, tmp_path):
+    tested = [{**q, "split": "test"} for q in HANDBOOK_QUESTIONS]
+    qe = write(tmp_path, "qe.json", json.dumps(tested))
+    code, out, err = run_cli(capsys, "run", "--qe", qe)
+    assert code == 0
+    (warning,) = [line for line in err.splitlines() if "untrained" in line]
+    assert warning.startswith("warning: qes-dp and qes-greedy have no train questions")
+    rows = [line.split()[:2] for line in out.splitlines()]
+    assert ["qes-dp", "(untrained)"] in rows and ["qes-greedy", "(untrained)"] in rows
+    assert ["structure", "flat"] in rows  # unsupervised chunkers are not marked
+    code, out, err = run_cli(capsys, "run", "--chunker", "qes-dp")  # the handbook has train
+    assert "untrained" not in err + out
 
 
 def test_output_writes_the_file_instead_of_stdout(capsys, tmp_path):

@@ -17,7 +17,7 @@ from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, build_cor
 from lab.corpus import decode_text
 
 from . import cache, recall
-from .draw import md_escape
+from .draw import REFS_NOTE, md_escape
 
 DOC = "yc_document"
 QE = "yc_qe"
@@ -231,6 +231,11 @@ def draw_report() -> None:
             f"{report.rejected} problems left questions out; the {report.accepted} valid "
             "questions run. Each reason is in the table."
         )
+    if report.accepted and not report.train:
+        st.info(
+            'No question has "split": "train": qes-dp and qes-greedy will run untrained, no '
+            "better informed than a plain chunker."
+        )
     if not report.accepted:
         st.info(
             "No questions were accepted: the index overview and chunk graph work; recall needs "
@@ -253,7 +258,7 @@ def draw_run(mine: Corpus, settings) -> None:
     questions = len(mine.split(settings.split))
     st.caption(
         f"Every page now runs on **{md_escape(mine.name)}** ({questions} {settings.split} "
-        "questions)."
+        f"questions) · {REFS_NOTE[settings.refs]}."
     )
     try:
         with st.spinner("Running every chunker on your corpus…"):

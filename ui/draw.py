@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
+from lab import Corpus, untrained_chunkers
+
 VERDICTS = ("complete", "partial", "miss")
 VERDICT_COLORS = ("#2f9e44", "#f59f00", "#e03131")
 MEASURE_COLORS = {"partial": "#a5d8ff", "complete": "#1971c2"}
@@ -24,6 +26,28 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
 def md_escape(text: str) -> str:
     """``text`` as literal markdown: every markdown character escaped, on one line."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+REFS_NOTE = {  # what each reference placement means, for captions
+    "delivered": "references delivered (cited provisions' text in the chunk and its budget)",
+    "index-only": "references index-only (cited text helps retrieval, is not delivered)",
+    "off": "references off",
+}
+UNTRAINED = "untrained: no train questions"
+
+
+def untrained_notice(corpus: Corpus, chunkers: Sequence[str]) -> None:
+    """Warn when a supervised chunker has no train question to learn from in this corpus."""
+    names = untrained_chunkers(corpus, chunkers)
+    if not names:
+        return
+    verb = "learns" if len(names) == 1 else "learn"
+    st.warning(
+        f"**{' and '.join(names)}** {verb} from train questions, and this corpus has none: "
+        "they run untrained, no better informed than a plain chunker, and are marked "
+        '*untrained*. Give some questions `"split": "train"` to train them.',
+        icon=":material/school:",
+    )
 
 
 def config_label(chunker: str, mode: str) -> str:

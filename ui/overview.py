@@ -14,15 +14,22 @@ import streamlit as st
 
 from lab import CHUNKERS, Chunk, Corpus, Index, LabResult
 
-from .draw import percent
+from .draw import UNTRAINED, percent
 
 MAP_CHARS = 20_000  # the boundary map shows at most this many characters of a document
 
 
 def index_table(result: LabResult) -> pd.DataFrame:
+    """One row per chunker, the columns of :data:`INDEX_COLUMNS` in order; a supervised chunker
+    with nothing to learn from is marked untrained."""
     frame = result.index_frame()
-    frame.insert(1, "label", frame["chunker"].map(lambda c: CHUNKERS[c].label))
-    return frame
+    untrained = frame["train_questions"].eq(0)
+    frame["label"] = (
+        frame["chunker"]
+        .map(lambda c: CHUNKERS[c].label)
+        .where(~untrained, frame["chunker"].map(lambda c: f"{CHUNKERS[c].label} ({UNTRAINED})"))
+    )
+    return frame[list(INDEX_COLUMNS)]
 
 
 INDEX_COLUMNS = {
@@ -30,7 +37,22 @@ INDEX_COLUMNS = {
     "label": st.column_config.TextColumn("Method"),
     "chunks": st.column_config.NumberColumn("Chunks"),
     "mean_chars": st.column_config.NumberColumn("Mean chars", format="%.0f"),
-    "max_chars": st.column_config.NumberColumn("Max chars"),
+    "max_chars": st.column_config.NumberColumn(
+        "Max chars", help="The longest body: the document text a chunk covers, at most L."
+    ),
+    "mean_delivered_chars": st.column_config.NumberColumn(
+        "Mean delivered",
+        format="%.0f",
+        help="Characters the assembler delivers per chunk: heading prefix, body and delivered "
+        "reference text.",
+    ),
+    "max_delivered_chars": st.column_config.NumberColumn(
+        "Max delivered",
+        help="The longest chunk as delivered: heading prefix, body and delivered reference text.",
+    ),
+    "delivered_over_size": st.column_config.NumberColumn(
+        "Delivered over L", help="Chunks that deliver more than L characters."
+    ),
     "index_ratio": st.column_config.NumberColumn(
         "Index / document",
         format="%.2f×",
@@ -41,10 +63,21 @@ INDEX_COLUMNS = {
     ),
     "heading_starts": percent("Start at a heading", "blue", "Chunks that begin at a heading line."),
     "over_size": st.column_config.NumberColumn(
-        "Over size", help="Chunks whose body is longer than L."
+        "Over size", help="Chunks whose body is longer than L (a heading line longer than L)."
+    ),
+    "long_units": st.column_config.NumberColumn(
+        "Long sentences",
+        help="Sentences (rows, code blocks) longer than L, split at clause punctuation or "
+        "between words so that every body fits.",
+    ),
+    "split_evidence": st.column_config.NumberColumn(
+        "Evidence split", help="Evidence spans no chunk holds whole because such a split cut them."
     ),
     "over_budget": st.column_config.NumberColumn(
         "Never fit", help="Chunks longer than the budget in words: they can never be retrieved."
+    ),
+    "train_questions": st.column_config.NumberColumn(
+        "Trained on", help="Train questions a supervised chunker learned from (0: untrained)."
     ),
     "objective": st.column_config.NumberColumn(
         "Objective", format="%.2f", help="QES DP objective."
@@ -133,8 +166,9 @@ def _badge(number: int, chunk: Chunk, size: int, budget: int) -> str:
         else ""
     )
     title = (
-        f"{chunk.id}: characters {start}-{end} ({end - start} chars){parent}, "
-        f"{chunk.words} words{f', +{extra} cited excerpts' if extra else ''}"
+        f"{chunk.id}: characters {start}-{end} ({end - start} chars){parent}, delivers "
+        f"{len(chunk.text)} chars, {chunk.words} words"
+        f"{f', +{extra} cited excerpts' if extra else ''}"
         f"{'; longer than L' if end - start > size else ''}"
         f"{'; longer than the budget: can never be retrieved' if chunk.words > budget else ''}"
     )

@@ -11,6 +11,7 @@ from lab import KS, Corpus, LabResult, leaders, ranking_depth
 
 from .draw import (
     MEASURE_COLORS,
+    UNTRAINED,
     VERDICT_COLORS,
     VERDICTS,
     config_label,
@@ -23,8 +24,10 @@ MATRIX_QUESTIONS = 300  # the verdict matrix shows at most this many questions
 
 
 def recall_table(result: LabResult) -> pd.DataFrame:
-    """One row per chunker x mode: recall with its Wilson 95% interval, gap and context size."""
+    """One row per chunker x mode: recall with its Wilson 95% interval, gap and context size; a
+    supervised chunker with no train question to learn from is noted untrained."""
     m = result.metrics_frame()
+    untrained = {r.chunker for r in result.runs if r.index.train_questions == 0}
     return pd.DataFrame(
         {
             "configuration": [
@@ -43,6 +46,7 @@ def recall_table(result: LabResult) -> pd.DataFrame:
             "complete_high": m["complete_high"],
             "partial_low": m["partial_low"],
             "partial_high": m["partial_high"],
+            "note": [UNTRAINED if c in untrained else "" for c in m["chunker"]],
         }
     )
 

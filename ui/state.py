@@ -23,7 +23,16 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.pages_manager import PagesManager
 
-from lab import CHUNKERS, DEFAULT_CHUNKERS, LEXICAL_MODES, MODES, SPLITS, LabConfig, embed
+from lab import (
+    CHUNKERS,
+    DEFAULT_CHUNKERS,
+    LEXICAL_MODES,
+    MODES,
+    REFERENCE_PLACEMENTS,
+    SPLITS,
+    LabConfig,
+    embed,
+)
 from lab.rerank import DEFAULT_RERANKER, can_download
 
 from . import cache
@@ -49,7 +58,7 @@ EXPECTED = {
     "budget": f"a whole number of words from {BUDGET_RANGE[0]} to {BUDGET_RANGE[1]}",
     "split": "one of " + ", ".join(SPLITS),
     "headers": "true or false",
-    "resolve_refs": "true or false",
+    "refs": "one of " + ", ".join(REFERENCE_PLACEMENTS),
     "dense": "true or false",
     "late": f"true or false; {NEEDS_DENSE}",
     "rerank": f"true or false; {NEEDS_DENSE}",
@@ -59,7 +68,14 @@ EXPECTED = {
     "question": "a question id of the chosen corpus and split",
 }
 NUMBERS = {"size", "budget", "rerank_top"}
-FLAGS = {"headers", "resolve_refs", "dense", "late", "rerank"}
+FLAGS = {"headers", "dense", "late", "rerank"}
+OLD_REFS = {"true": "delivered", "false": "off"}  # links from before placements: resolve_refs=
+REFS_HELP = (
+    "Where the text of a provision cited by number goes (structure and parent-child chunks). "
+    "**delivered**: appended to the chunk, so it reaches the context and counts against the "
+    "budget. **index-only**: retrieval and the graph use it, the context does not carry it. "
+    "**off**: nowhere, and no reference edges in the chunk graph."
+)
 
 
 def chunker_options(dense: bool) -> list[str]:
@@ -99,7 +115,7 @@ class Settings:
     budget: int = LabConfig.budget
     split: str = LabConfig.split
     headers: bool = LabConfig.headers
-    resolve_refs: bool = LabConfig.resolve_refs
+    refs: str = LabConfig.refs
     dense: bool = False
     late: bool = LabConfig.late
     rerank: bool = False
@@ -122,7 +138,7 @@ class Settings:
             budget=self.budget,
             split=self.split,
             headers=self.headers,
-            resolve_refs=self.resolve_refs,
+            refs=self.refs,
             dense=embed.DEFAULT_MODEL if self.dense else None,
             late=self.late,
             rerank=self.reranker,
@@ -139,7 +155,7 @@ class Settings:
             "budget": [str(self.budget)],
             "split": [self.split],
             "headers": [str(self.headers).lower()],
-            "resolve_refs": [str(self.resolve_refs).lower()],
+            "refs": [self.refs],
             "dense": [str(self.dense).lower()],
             "late": [str(self.late).lower()],
             "rerank": [str(self.rerank).lower()],
@@ -204,6 +220,7 @@ def url_notices(
 def sidebar() -> Settings:
     """Draw the shared sidebar (once per run, from the entry point) and return its settings."""
     first_run = NOTICES_KEY not in st.session_state
+    old_refs = _read_old_refs() if first_run else []
     url = {k: st.query_params.get_all(k) for k in st.query_params} if first_run else {}
     st.session_state[URL_KEY] = url
     st.session_state[LINK_KEY] = {}
@@ -244,13 +261,13 @@ def sidebar() -> Settings:
             bind=BIND,
             help="Prefix every chunk with the heading path of each provision it touches.",
         )
-        refs = st.toggle(
-            "Resolve cross-references",
-            value=LabConfig.resolve_refs,
-            key="resolve_refs",
+        refs = st.radio(
+            "Cross-references",
+            REFERENCE_PLACEMENTS,
+            horizontal=True,
+            key="refs",
             bind=BIND,
-            help="Append cited provisions to structure chunks; add reference edges "
-            "to the chunk graph.",
+            help=REFS_HELP,
         )
         choice = _dense_group()
         notes = st.container()
@@ -302,7 +319,7 @@ def sidebar() -> Settings:
         budget=int(budget),
         split=split,
         headers=headers,
-        resolve_refs=refs,
+        refs=refs,
         dense=choice.on,
         late=choice.late,
         rerank=choice.rerank,
@@ -312,9 +329,28 @@ def sidebar() -> Settings:
         rerank_problem=rerank_problem,
     )
     if first_run:
-        st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available)
+        st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available) + old_refs
     st.session_state[SETTINGS_KEY] = settings
     return settings
+
+
+def _read_old_refs() -> list[str]:
+    """A link from before reference placements says ``resolve_refs=true|false``: read it as
+    ``refs=delivered|off`` (a ``refs`` value in the same link wins). The notice for any other
+    value."""
+    old = st.query_params.get_all("resolve_refs")
+    if not old:
+        return []
+    del st.query_params["resolve_refs"]
+    placement = OLD_REFS.get(old[-1].strip().lower())
+    if placement is None:
+        return [
+            f"Ignored **resolve_refs={_shown(old[-1])}** from the link: expected true or false "
+            f"(now **refs**: {', '.join(REFERENCE_PLACEMENTS)}). Using **{LabConfig.refs}**."
+        ]
+    if "refs" not in st.query_params:
+        st.session_state["refs"] = placement
+    return []
 
 
 def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import replace
 
 from ..parse import Document
 from . import (  # noqa: F401  (register the chunkers)
@@ -18,14 +19,27 @@ from .base import (
     CHUNKERS,
     REFERENCE_CHARS,
     REFERENCE_MARK,
+    REFERENCE_PLACEMENTS,
     Chunk,
     ChunkerSpec,
     Params,
     Plan,
     Training,
+    fit_units,
+    reference_placement,
 )
 
-__all__ = ["CHUNKERS", "Chunk", "ChunkerSpec", "Params", "Plan", "Training", "chunk_document"]
+__all__ = [
+    "CHUNKERS",
+    "REFERENCE_PLACEMENTS",
+    "Chunk",
+    "ChunkerSpec",
+    "Params",
+    "Plan",
+    "Training",
+    "chunk_document",
+    "reference_placement",
+]
 
 
 def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
@@ -69,12 +83,28 @@ def chunk_document(
     training: Training,
     *,
     headers: bool = False,
-    resolve_refs: bool = True,
+    refs: str = "delivered",
+    resolve_refs: bool | None = None,
     first_id: int = 0,
     embedder=None,
 ) -> tuple[list[Chunk], Plan]:
-    """Chunk one document with a registered chunker and build each chunk's delivered text."""
-    plan = CHUNKERS[chunker].plan(doc, Params(size, overlap, training, resolve_refs, embedder))
+    """Chunk one document with a registered chunker and build each chunk's delivered text.
+
+    Chunkers that cut on units see the document with every unit longer than ``size`` split
+    into pieces that fit (:func:`~lab.chunkers.base.fit_units`); the plan's ``cuts`` say where.
+    ``refs`` places the text of cited provisions for chunkers that resolve references:
+    "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
+    or "off"; ``resolve_refs`` is the older on/off switch (see ``reference_placement``)."""
+    refs = reference_placement(refs, resolve_refs)
+    spec = CHUNKERS[chunker]
+    cuts: tuple[int, ...] = ()
+    if spec.units:
+        doc, cuts, first_piece = fit_units(doc, size)
+        if cuts:
+            training = training.renumbered(first_piece)
+    plan = spec.plan(doc, Params(size, overlap, training, refs != "off", embedder))
+    if cuts:
+        plan = replace(plan, cuts=cuts)
     text = doc.text
     provisions = doc.provisions
     chunks = []
@@ -86,22 +116,25 @@ def chunk_document(
         )
         prefix = "".join(f"[{provisions[p].path}] " for p in named)
         cites = cited_provisions(doc, start, end)
-        parts = [prefix + text[start:end]]
-        source = [(start, end)]
+        cited, excerpts = [], []
         if plan.resolve_refs:
             for target in cites:
                 excerpt = reference_excerpt(doc, target)
                 if excerpt is None:
                     continue
                 p = provisions[target]
-                parts.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0] : excerpt[1]]}")
-                source.append(excerpt)
-        body = " ".join(parts)
+                cited.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0] : excerpt[1]]}")
+                excerpts.append(excerpt)
+        delivered = refs == "delivered"
+        body = " ".join([prefix + text[start:end], *(cited if delivered else ())])
+        source = [(start, end), *(excerpts if delivered else ())]
         search = None
         if plan.parents:
             child = tuple(p for p in touched_provisions(doc, *piece) if provisions[p].path)
             search = "".join(f"[{provisions[p].path}] " for p in child if headers)
             search += text[piece[0] : piece[1]]
+        if cited and not delivered:
+            search = " ".join([body if search is None else search, *cited])
         chunks.append(
             Chunk(
                 id=f"{chunker}-{first_id + k}",

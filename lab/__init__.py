@@ -8,7 +8,7 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
-from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk
+from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
 from .compare import (
     TRANSITIONS,
     Comparison,
@@ -97,6 +97,7 @@ __all__ = [
     "paired_bootstrap",
     "parse_document",
     "ranking_depth",
+    "reference_placement",
     "run_lab",
     "setting_names",
     "sweep",

@@ -344,9 +344,9 @@ def _load(args: argparse.Namespace) -> Corpus:
     return corpus
 
 
-def _warn_untrained(corpus: Corpus, config: LabConfig) -> None:
+def _warn_untrained(corpus: Corpus, chunkers: Sequence[str]) -> None:
     """One warning line when a supervised chunker has no train question to learn from."""
-    names = untrained_chunkers(corpus, config.chunkers)
+    names = untrained_chunkers(corpus, dict.fromkeys(chunkers))
     if names:
         verb = "has" if len(names) == 1 else "have"
         _say(
@@ -398,14 +398,18 @@ def _dense_note(c: LabConfig) -> str:
     return "".join(f", {p}" for p in parts)
 
 
+def _settings_note(c: LabConfig) -> str:
+    """Size, budget, heading prefixes, reference placement and dense options, in words."""
+    return (
+        f"size {c.size} chars, budget {c.budget} words, headers {_on(c.headers)}, "
+        f"references {c.refs}{_dense_note(c)}"
+    )
+
+
 def _run_table(result: LabResult, corpus: Corpus) -> str:
     c = result.config
     n = len(corpus.split(c.split))
-    title = (
-        f"{corpus.name}: {n} {c.split} question{'s' * (n != 1)}, "
-        f"size {c.size} chars, budget {c.budget} words, "
-        f"headers {_on(c.headers)}, references {c.refs}{_dense_note(c)}"
-    )
+    title = f"{corpus.name}: {n} {c.split} question{'s' * (n != 1)}, {_settings_note(c)}"
     untrained = set(untrained_chunkers(corpus, c.chunkers))
 
     def name(chunker: str) -> str:
@@ -535,7 +539,7 @@ def _emit(text: str, output: Path | None) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     config = _config(args)
     corpus = _load(args)
-    _warn_untrained(corpus, config)
+    _warn_untrained(corpus, config.chunkers)
     _load_models(config, args.download)
     result = run_lab(corpus, config)
     if args.format == "json":
@@ -551,7 +555,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     config = _config(args, args.sizes)
     corpus = _load(args)
-    _warn_untrained(corpus, config)
+    _warn_untrained(corpus, config.chunkers)
     _load_models(config, args.download)
     live = sys.stderr.isatty()
     progress = _progress(sys.stderr, live) if live or args.progress else None
@@ -622,9 +626,15 @@ def _compare_table(c: Comparison, corpus: Corpus) -> str:
         left=5,
     )
     warning = f"Warning: {c.warning}\n" if c.warning else ""
+    untrained = set(untrained_chunkers(corpus, c.a.chunkers + c.b.chunkers))
+
+    def side(config: LabConfig) -> str:
+        return label(config) + (" (untrained)" if config.chunkers[0] in untrained else "")
+
     return (
         f"{corpus.name}: {n} {c.a.split} question{'s' * (n != 1)}\n"
-        f"A: {label(c.a)}\nB: {label(c.b)}\nB differs from A in: {changed}\n{warning}\n"
+        f"A: {side(c.a)}; {_settings_note(c.a)}\nB: {side(c.b)}\n"
+        f"B differs from A in: {changed}\n{warning}\n"
         f"{summary}\n\n{c.verdict}\n\n"
         f"Ranking depth, A: {c.depth_a.advice}\nRanking depth, B: {c.depth_b.advice}\n\n"
         f"{questions}\n"
@@ -635,6 +645,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     a, b = _sides(args)
     args.split = a.split
     corpus = _load(args)
+    _warn_untrained(corpus, a.chunkers + b.chunkers)
     for config in (a, b):
         _load_models(config, args.download)
     comparison = compare(corpus, a, b)

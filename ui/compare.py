@@ -1,6 +1,7 @@
 """The Compare page's views: configuration A (the sidebar's), B's settings bound to the URL as
-``b_chunker``, ``b_mode``, ``b_size``..., what B fixed and broke, and whether it is more than
-noise.
+``b_chunker``, ``b_mode``, ``b_size``, ``b_refs``..., what B fixed and broke, and whether it is
+more than noise. A link from before reference placements (``b_resolve_refs=false``) opens with the
+matching ``b_refs``.
 
 B starts as A with the retrieval mode switched; every B setting the user leaves alone follows A
 when the sidebar changes, so a link carries only what B changes (``?b_mode=graph``).
@@ -15,7 +16,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lab import LEXICAL_MODES, Comparison, embed
+from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, embed
 
 from . import cache, state
 from .draw import MEASURE_COLORS, config_label, md_escape
@@ -61,11 +62,12 @@ def edit_b(a: state.Settings) -> state.Settings:
         "b_size": a.size,
         "b_budget": a.budget,
         "b_headers": a.headers,
-        "b_resolve_refs": a.resolve_refs,
+        "b_refs": a.refs,
         "b_dense": a.dense,
         "b_late": a.late,
         "b_rerank": a.rerank,
     }
+    old_links = state.read_old_refs(PREFIX, a.refs)  # b_resolve_refs= from before b_refs
     _follow(defaults)
     with st.container(border=True):
         st.markdown("**B**: A with one setting changed")
@@ -122,11 +124,13 @@ def edit_b(a: state.Settings) -> state.Settings:
                 "Heading-path prefixes", value=a.headers, key="b_headers", bind=state.BIND
             )
         with second[1]:
-            refs = st.toggle(
-                "Resolve cross-references",
-                value=a.resolve_refs,
-                key="b_resolve_refs",
+            refs = st.selectbox(
+                "Cross-references",
+                REFERENCE_PLACEMENTS,
+                index=REFERENCE_PLACEMENTS.index(a.refs),
+                key="b_refs",
                 bind=state.BIND,
+                help=state.REFS_HELP,
             )
         late = rerank = False
         with second[3]:
@@ -147,7 +151,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         size=int(size),
         budget=int(budget),
         headers=headers,
-        resolve_refs=refs,
+        refs=refs,
         dense=dense,
         late=late,
         rerank=rerank,
@@ -158,7 +162,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         if value != [str(default).lower() if isinstance(default, bool) else str(default)]:
             state.keep_in_link(key, value)
     url = st.session_state.get(state.URL_KEY, {})
-    for notice in state.url_notices(url, b, dense_ok, prefix=PREFIX):
+    for notice in state.url_notices(url, b, dense_ok, prefix=PREFIX) + old_links:
         st.warning(notice, icon=":material/link_off:")
     return b
 

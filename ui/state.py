@@ -32,6 +32,7 @@ from lab import (
     SPLITS,
     LabConfig,
     embed,
+    reference_placement,
 )
 from lab.rerank import DEFAULT_RERANKER, can_download
 
@@ -69,7 +70,7 @@ EXPECTED = {
 }
 NUMBERS = {"size", "budget", "rerank_top"}
 FLAGS = {"headers", "dense", "late", "rerank"}
-OLD_REFS = {"true": "delivered", "false": "off"}  # links from before placements: resolve_refs=
+OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
 REFS_HELP = (
     "Where the text of a provision cited by number goes (structure and parent-child chunks). "
     "**delivered**: appended to the chunk, so it reaches the context and counts against the "
@@ -220,7 +221,7 @@ def url_notices(
 def sidebar() -> Settings:
     """Draw the shared sidebar (once per run, from the entry point) and return its settings."""
     first_run = NOTICES_KEY not in st.session_state
-    old_refs = _read_old_refs() if first_run else []
+    old_refs = read_old_refs() if first_run else []
     url = {k: st.query_params.get_all(k) for k in st.query_params} if first_run else {}
     st.session_state[URL_KEY] = url
     st.session_state[LINK_KEY] = {}
@@ -334,22 +335,26 @@ def sidebar() -> Settings:
     return settings
 
 
-def _read_old_refs() -> list[str]:
-    """A link from before reference placements says ``resolve_refs=true|false``: read it as
-    ``refs=delivered|off`` (a ``refs`` value in the same link wins). The notice for any other
-    value."""
-    old = st.query_params.get_all("resolve_refs")
+def read_old_refs(prefix: str = "", current: str = LabConfig.refs) -> list[str]:
+    """A link from before reference placements says ``resolve_refs=true|false`` (B of the
+    Compare page: ``b_resolve_refs``): read false as ``refs=off`` and true as ``current``
+    resolved, "delivered" where ``current`` is off (a ``refs`` value in the same link wins).
+    The notice for any other value."""
+    old_key, key = f"{prefix}resolve_refs", f"{prefix}refs"
+    old = st.query_params.get_all(old_key)
     if not old:
         return []
-    del st.query_params["resolve_refs"]
-    placement = OLD_REFS.get(old[-1].strip().lower())
-    if placement is None:
+    del st.query_params[old_key]
+    flag = OLD_REFS.get(old[-1].strip().lower())
+    if flag is None:
+        using = st.query_params.get(key)
         return [
-            f"Ignored **resolve_refs={_shown(old[-1])}** from the link: expected true or false "
-            f"(now **refs**: {', '.join(REFERENCE_PLACEMENTS)}). Using **{LabConfig.refs}**."
+            f"Ignored **{old_key}={_shown(old[-1])}** from the link: expected true or false "
+            f"(now **{key}**: {', '.join(REFERENCE_PLACEMENTS)}). Using "
+            f"**{using if using in REFERENCE_PLACEMENTS else current}**."
         ]
-    if "refs" not in st.query_params:
-        st.session_state["refs"] = placement
+    if key not in st.query_params:
+        st.session_state[key] = reference_placement(current, flag)
     return []
 
 

@@ -434,7 +434,7 @@ class Leaders:
     near: tuple[tuple[str, str], ...]  # one question below the top
 
     def summary(self) -> str:
-        """ "46%: qes-greedy · graph; 3 configurations are within one question of it"."""
+        """ "77%: structure · graph; 1 configuration is within one question of it"."""
         names = ", ".join(f"{c} · {m}" for c, m in self.best)
         text = f"{self.value:.0%}: {names}"
         if len(self.best) > 1:

@@ -224,7 +224,7 @@ def main_area(page):
 def test_compare_page_keeps_bs_settings_in_its_link(server, browser, page):
     page.goto(f"{server}/compare?chunker=structure&chunker=qes-greedy")
     settle(page, "Compare")
-    expect(page.get_by_text("B fixes 2 questions and breaks none.")).to_be_visible()
+    expect(page.get_by_text("B fixes 1 question and breaks none.")).to_be_visible()
     expect(page.get_by_text("B changes: mode (flat → graph)")).to_be_visible()
     screenshot(page, "compare")
 
@@ -253,6 +253,19 @@ def test_compare_page_keeps_bs_settings_in_its_link(server, browser, page):
         expect(fresh.get_by_text("A and B differ in 2 settings (mode, budget)")).to_be_visible()
     finally:
         fresh.context.close()
+
+
+def test_compare_page_keeps_bs_reference_placement_in_its_link(server, page):
+    page.goto(f"{server}/compare?chunker=structure&a_mode=graph&b_mode=graph")
+    settle(page, "Compare")
+    expect(page.get_by_text("B is the same as A")).to_be_visible()
+    b_refs = main_area(page).get_by_role("combobox", name="Cross-references")  # not A's radio
+    b_refs.click()
+    page.get_by_role("option", name="off", exact=True).click()
+    page.wait_for_function("() => location.search.includes('b_refs=off')", timeout=WAIT_MS)
+    settle(page, "Compare")
+    expect(page.get_by_text("B changes: refs (delivered → off)")).to_be_visible()
+    expect(page.get_by_text("B fixes 0 questions and breaks 3.")).to_be_visible()
 
 
 def test_sweep_charts_are_tall_and_fit_the_page_at_1440_by_900(server, browser):

@@ -6,6 +6,8 @@
 """
 
 from .chunkers import CHUNKERS, Chunk
+from .cluster import ClusterError, DistributedUnavailable, distributed_status
+from .cluster import connect as connect_cluster
 from .corpus import (
     MAX_DOCUMENT_CHARS,
     MAX_QE_CHARS,
@@ -34,6 +36,7 @@ from .run import (
     explain,
     run_lab,
     sweep,
+    sweep_cell,
 )
 
 __all__ = [
@@ -49,8 +52,10 @@ __all__ = [
     "MODES",
     "SPLITS",
     "Chunk",
+    "ClusterError",
     "Corpus",
     "CorpusError",
+    "DistributedUnavailable",
     "Document",
     "Explanation",
     "Index",
@@ -63,9 +68,12 @@ __all__ = [
     "SweepResult",
     "build_corpus",
     "build_index",
+    "connect_cluster",
+    "distributed_status",
     "explain",
     "load_corpus",
     "parse_document",
     "run_lab",
     "sweep",
+    "sweep_cell",
 ]

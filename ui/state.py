@@ -26,7 +26,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from lab import CHUNKERS, DEFAULT_CHUNKERS, LEXICAL_MODES, MODES, SPLITS, LabConfig, embed
 from lab.rerank import DEFAULT_RERANKER, can_download
 
-from . import cache
+from . import cache, cluster
 from .draw import md_escape
 
 BIND = "query-params"
@@ -263,6 +263,7 @@ def sidebar() -> Settings:
         if question is not None:
             text = next(q.question for q in questions if q.id == question)
             st.caption(md_escape(text))
+        st.caption(cluster.where())
     with methods:
         chunkers, modes = _method_widgets(choice.on)
     problem = _load(embed.DEFAULT_MODEL, cache.embedder_problem) if choice.on else None

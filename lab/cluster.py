@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +26,7 @@ NO_WORKER_GRACE = 30.0  # seconds a sweep waits for a worker when the cluster ha
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler
 MAX_SCATTERS = 5  # times the corpus may be scattered (again) in one sweep
 _POLL = 0.1  # seconds between looks at unfinished tasks
+_WATCH = 1.0  # seconds between asking the scheduler how many workers it has
 _REQUIRED = ("dask", "distributed")
 
 Progress = Callable[[int, int], None]
@@ -144,29 +145,36 @@ def sweep_on_cluster(
 
     from .run import sweep_cell
 
-    _check_workers(client, config, len(cells))
     results: dict[int, tuple[dict, ...]] = {}
-    for _ in range(MAX_SCATTERS):
-        data = _scatter(client, corpus, len(results), len(cells))
-        futures = {
-            client.submit(
-                sweep_cell,
-                data,
-                config,
-                chunker,
-                size,
-                budgets,
-                key=f"lab-sweep-{chunker}-{size}-{data.key}",
-            ): i
-            for i, (chunker, size) in enumerate(cells)
-            if i not in results
-        }
-        try:
-            lost = _collect(client, futures, cells, results, progress, as_completed)
-        finally:
-            client.cancel([*futures, data])
-        if not lost:
-            return [results[i] for i in range(len(cells))]
+    try:
+        _check_workers(client, config, len(cells))
+        for _ in range(MAX_SCATTERS):
+            data = _scatter(client, corpus, len(results), len(cells))
+            futures = {
+                client.submit(
+                    sweep_cell,
+                    data,
+                    config,
+                    chunker,
+                    size,
+                    budgets,
+                    key=f"lab-sweep-{chunker}-{size}-{data.key}",
+                ): i
+                for i, (chunker, size) in enumerate(cells)
+                if i not in results
+            }
+            try:
+                lost = _collect(client, futures, cells, results, progress, as_completed)
+            finally:
+                with suppress(OSError, TimeoutError):  # nothing to cancel on a lost scheduler
+                    client.cancel([*futures, data])
+            if not lost:
+                return [results[i] for i in range(len(cells))]
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(
+            f"lost the Dask scheduler at {where(client)} ({_reason(exc)}): {len(results)} of "
+            f"{len(cells)} sweep tasks finished"
+        ) from exc
     raise ClusterError(
         f"the cluster at {where(client)} lost the corpus {MAX_SCATTERS} times (workers keep "
         f"dying); {len(results)} of {len(cells)} sweep tasks finished"
@@ -179,11 +187,13 @@ def _collect(client, futures, cells, results, progress, as_completed) -> bool:
     from distributed import CancelledError
 
     finished = as_completed(futures, loop=client.loop)
-    no_workers_since = None
+    no_workers_since, looked = None, time.monotonic()
     while not finished.is_empty():
         batch = finished.next_batch(block=False)
         if not batch:
-            no_workers_since = _watch_workers(client, no_workers_since, results, cells)
+            if time.monotonic() - looked > _WATCH:
+                no_workers_since = _watch_workers(client, no_workers_since, results, cells)
+                looked = time.monotonic()
             time.sleep(_POLL)
             continue
         for future in batch:
@@ -222,7 +232,7 @@ def _worker_count(client) -> int:
 
 
 def _check_scheduler(client, results, cells) -> None:
-    if client.status not in ("running", "connecting"):
+    if client.status != "running":
         raise ClusterError(
             f"lost the Dask scheduler at {where(client)}: {len(results)} of {len(cells)} sweep "
             "tasks finished"

@@ -226,6 +226,24 @@ def test_a_sweep_fails_clearly_when_no_worker_is_left(heavier, tmp_path, monkeyp
     assert f"({finished} of 15 sweep tasks finished)" in message
 
 
+def test_a_sweep_fails_clearly_when_the_scheduler_dies(heavier, tmp_path):
+    corpus, grid, _ = heavier
+    with (
+        separate_cluster(tmp_path) as (address, _),
+        Client(address, timeout=WAIT, set_as_default=False) as apart,
+    ):
+        scheduler = apart.run_on_scheduler(os.getpid)
+
+        def kill_the_scheduler(done: int, total: int) -> None:
+            with suppress(ProcessLookupError):
+                os.kill(scheduler, signal.SIGKILL)
+
+        with pytest.raises(cluster.ClusterError, match="lost the Dask scheduler at") as failure:
+            sweep(corpus, CONFIG, **grid, client=apart, progress=kill_the_scheduler)
+    assert address in str(failure.value)
+    assert "of 15 sweep tasks finished" in str(failure.value)
+
+
 def test_a_scheduler_without_workers_is_reported(handbook, monkeypatch):
     monkeypatch.setattr(cluster, "NO_WORKER_GRACE", 1.0)
     expected = r"for 1 s \(0 of 10 sweep tasks finished\)"

@@ -2,6 +2,8 @@
 them (the install hint shown, everything else working), the rank table of the drill-down, the
 reranker, and dense settings in links."""
 
+import json
+
 import pytest
 from app_support import open_app, tiny_cross_encoder
 
@@ -82,7 +84,12 @@ def test_sweep_covers_the_dense_modes_and_chunkers():
     assert not app.exception
     sweep = [b for b in app.get("download_button") if b.proto.label == "Sweep (CSV)"]
     assert sweep
-    assert len(app.get("vega_lite_chart")) == 2 * 2 + 1  # budget and size lines per mode, heatmap
+    charts = app.get("vega_lite_chart")
+    assert len(charts) == 3  # budget lines, size lines (a panel per chunker), heatmap
+    lines = json.dumps(json.loads(charts[0].proto.spec), ensure_ascii=False)
+    assert (
+        '["dense · complete", "dense · partial", "hybrid · complete", "hybrid · partial"]' in lines
+    )
 
 
 @needs_dense

@@ -27,10 +27,11 @@ ARGS = [
     "--no-first-run",
 ]
 WAIT_MS = 90_000
-PAGES = {  # url path -> (title, screenshot name)
+PAGES = {  # url path -> (title, screenshot name or None)
     "": ("Index overview", "index_overview"),
     "recall_tables": ("Recall tables", "recall_tables"),
     "sweep_charts": ("Sweep charts", "sweep_charts"),
+    "compare": ("Compare", None),  # its screenshot shows a comparison worth reading, below
     "question_drilldown": ("Question drill-down", "question_drilldown"),
     "chunk_graph": ("Chunk graph", "chunk_graph"),
     "your_corpus": ("Your corpus", "your_corpus"),
@@ -151,14 +152,17 @@ def size_input(page):
     )
 
 
-@pytest.mark.parametrize("path", list(PAGES), ids=[name for _, name in PAGES.values()])
+@pytest.mark.parametrize(
+    "path", list(PAGES), ids=[name or path for path, (_, name) in PAGES.items()]
+)
 def test_page_loads_and_its_url_brings_a_changed_setting_back(server, browser, page, path):
     title, name = PAGES[path]
     page.goto(f"{server}/{path}")
     settle(page, title)
     if path == "your_corpus":
         load_the_example(page)
-    screenshot(page, name)
+    if name:
+        screenshot(page, name)
 
     size_input(page).fill("600")
     size_input(page).press("Enter")
@@ -210,3 +214,56 @@ def test_clicking_a_chunk_in_the_graph_shows_its_text(server, page):
     )
     node.click(force=True)
     expect(shown).to_contain_text("structure-0 ·", timeout=WAIT_MS)
+
+
+def main_area(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+def test_compare_page_keeps_bs_settings_in_its_link(server, browser, page):
+    page.goto(f"{server}/compare?chunker=structure&chunker=qes-greedy")
+    settle(page, "Compare")
+    expect(page.get_by_text("B fixes 2 questions and breaks none.")).to_be_visible()
+    expect(page.get_by_text("B changes: mode (flat → graph)")).to_be_visible()
+    screenshot(page, "compare")
+
+    b_budget = main_area(page).get_by_label("Context budget (words)", exact=True)
+    b_budget.fill("200")
+    b_budget.press("Enter")
+    page.wait_for_function("() => location.search.includes('b_budget=200')", timeout=WAIT_MS)
+    settle(page, "Compare")
+    expect(page.get_by_text("A and B differ in 2 settings (mode, budget)")).to_be_visible()
+
+    size_input(page).fill("600")  # A's size: B's untouched size follows it
+    size_input(page).press("Enter")
+    page.wait_for_function("() => location.search.includes('size=600')", timeout=WAIT_MS)
+    settle(page, "Compare")
+    b_size = main_area(page).get_by_label("Chunk size L (characters)", exact=True)
+    expect(b_size).to_have_value("600", timeout=WAIT_MS)
+    expect(b_budget).to_have_value("200")
+    assert "b_size" not in page.url
+
+    fresh = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    try:
+        fresh.goto(page.url)
+        settle(fresh, "Compare")
+        again = main_area(fresh).get_by_label("Context budget (words)", exact=True)
+        expect(again).to_have_value("200", timeout=WAIT_MS)
+        expect(fresh.get_by_text("A and B differ in 2 settings (mode, budget)")).to_be_visible()
+    finally:
+        fresh.context.close()
+
+
+def test_sweep_charts_are_tall_and_fit_the_page_at_1440_by_900(server, browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/sweep_charts")
+        settle(page, "Sweep charts")
+        chart = page.locator('[data-testid="stVegaLiteChart"]').first
+        expect(chart).to_be_visible(timeout=WAIT_MS)
+        box, main = chart.bounding_box(), main_area(page).bounding_box()
+        assert box["height"] >= 450, box  # two rows of chunker panels, 210 px each
+        assert box["x"] + box["width"] <= main["x"] + main["width"], (box, main)
+    finally:
+        context.close()

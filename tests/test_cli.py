@@ -336,6 +336,111 @@ def test_module_runs_out_of_the_box_and_fails_cleanly(tmp_path):
     assert bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
 
 
+# compare ----------------------------------------------------------------------------------------
+
+FLAT = "chunker=structure,mode=flat"
+
+
+def test_compare_table_gives_the_transitions_and_the_verdict(capsys):
+    code, out, err = run_cli(capsys, "compare", "--a", FLAT, "--b", "chunker=structure,mode=graph")
+    assert code == 0, err
+    assert (
+        "A: structure · flat\nB: structure · graph\nB differs from A in: mode (flat → graph)" in out
+    )
+    complete = next(line for line in out.splitlines() if line.startswith("complete "))
+    assert complete.split()[-5:] == ["2", "0", "2", "9", "0.50"]  # fixed broken kept failed p
+    assert "B fixes 2 questions and breaks none." in out
+    assert "Warning" not in out and err == ""
+
+
+def test_compare_json_has_the_documented_shape(capsys):
+    code, out, err = run_cli(
+        capsys, "compare", "--a", FLAT, "--b", "mode=graph", "--format", "json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["a"]["chunkers"] == ["structure"] and data["b"]["modes"] == ["graph"]
+    assert [q["id"] for q in data["questions"]] == SPLIT_IDS["test"]
+    assert {(q["id"], q["a"], q["b"], q["transition"]) for q in data["questions"]} >= {
+        ("q07", "partial", "complete", "fixed"),
+        ("q14", "partial", "complete", "fixed"),
+    }
+    for measure in ("complete", "partial"):
+        assert {"fixed", "broken", "a", "b", "p_value", "ci"} <= set(data[measure])
+    assert (data["complete"]["fixed"], data["complete"]["broken"]) == (2, 0)
+    assert data["complete"]["p_value"] == pytest.approx(0.5)
+    assert data["complete"]["b"]["recall"] == pytest.approx(4 / 13)
+
+
+def test_compare_csv_is_one_row_per_question(capsys):
+    code, out, _ = run_cli(capsys, "compare", "--a", FLAT, "--b", "mode=graph", "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["id"] for r in rows] == SPLIT_IDS["test"]
+    assert rows[1]["question"] == "Is flash photography allowed on the dome floor?"
+    assert (rows[1]["a"], rows[1]["b"], rows[1]["transition"]) == ("partial", "complete", "fixed")
+
+
+def test_fail_on_broken_exits_1_only_when_b_breaks_a_question(capsys):
+    greedy = "chunker=qes-greedy,mode=graph"
+    code, _, err = run_cli(
+        capsys, "compare", "--a", greedy, "--b", "chunker=structure", "--fail-on-broken"
+    )
+    assert code == 1
+    assert err == "fail: B breaks 3 question(s) that A passed: q04, q12, q23\n"
+    code, _, _ = run_cli(capsys, "compare", "--a", greedy, "--b", "chunker=structure")
+    assert code == 0
+    code, _, err = run_cli(capsys, "compare", "--a", FLAT, "--b", "mode=graph", "--fail-on-broken")
+    assert (code, err) == (0, "")
+
+
+def test_compare_warns_when_more_than_one_setting_changes(capsys):
+    code, out, _ = run_cli(capsys, "compare", "--a", FLAT, "--b", "mode=graph,budget=200")
+    assert code == 0
+    assert "Warning: A and B differ in 2 settings (mode, budget): change one thing at a time" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--a", "chunk=structure", "--b", "mode=graph"], ["--a: unknown setting 'chunk'"]),
+        (["--a", FLAT, "--b", "mode=flat"], ["A and B are the same configuration"]),
+        (["--a", "mode=flat", "--b", "mode=graph"], ["--a must name one chunker"]),
+        (["--a", FLAT, "--b", "size=big"], ["--b: size must be a whole number"]),
+        (["--a", FLAT, "--b", "graph"], ["--b: expected NAME=VALUE, got 'graph'"]),
+        (["--a", FLAT], ["the following arguments are required: --b"]),
+    ],
+)
+def test_compare_bad_settings_are_user_errors(capsys, argv, words):
+    assert_user_error(*run_cli(capsys, "compare", *argv), *words)
+
+
+def test_compare_on_a_split_without_questions_is_a_user_error(capsys, tmp_path):
+    doc = write(tmp_path, "d.md", "# D\n\n### 1.1 A\n\nAlpha is first.\n")
+    qe = write(
+        tmp_path, "q.json", '[{"id": "x", "question": "alpha", "evidence": ["Alpha is first."]}]'
+    )
+    assert_user_error(
+        *run_cli(
+            capsys, "compare", "--doc", doc, "--qe", qe, "--a", FLAT + ",split=train",
+            "--b", "mode=graph",
+        ),
+        "no train questions",
+    )  # fmt: skip
+
+
+def test_compare_module_exit_codes(tmp_path):
+    def status(*argv: str) -> int:
+        return subprocess.run(
+            [sys.executable, "-m", "lab", "compare", *argv], cwd=ROOT, capture_output=True
+        ).returncode
+
+    assert status("--a", FLAT, "--b", "mode=graph", "--fail-on-broken") == 0
+    assert status("--a", "chunker=qes-greedy,mode=graph", "--b", "chunker=structure",
+                  "--fail-on-broken") == 1  # fmt: skip
+    assert status("--a", FLAT, "--b", "mode=flat") == 2
+
+
 # Dense retrieval and reranking ------------------------------------------------------------------
 
 DENSE_OK, DENSE_STATUS = embed.dense_status()

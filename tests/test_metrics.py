@@ -124,8 +124,8 @@ def test_ranking_metrics_hand_checked():
     r = x.result
     assert x.ranking.order.tolist() == [0, 1, 2]
     assert r.reciprocal_rank == 0.5
-    assert r.recall_at == {3: 1.0, 5: 1.0, 10: 1.0}
-    assert r.precision_at == pytest.approx({3: 1 / 3, 5: 1 / 5, 10: 1 / 10})
+    assert r.recall_at == {1: 0.0, 3: 1.0, 5: 1.0, 10: 1.0}  # the evidence chunk ranks second
+    assert r.precision_at == pytest.approx({1: 0.0, 3: 1 / 3, 5: 1 / 5, 10: 1 / 10})
 
 
 def test_aggregate_means_and_gap():
@@ -151,7 +151,7 @@ def test_aggregate_means_and_gap():
 def test_aggregate_of_no_questions_is_all_zeros():
     m = aggregate([])
     assert (m.questions, m.partial, m.complete, m.gap, m.mrr) == (0, 0.0, 0.0, 0.0, 0.0)
-    assert m.recall_at == {3: 0.0, 5: 0.0, 10: 0.0}
+    assert m.recall_at == {1: 0.0, 3: 0.0, 5: 0.0, 10: 0.0}
 
 
 # --- index statistics -------------------------------------------------------------------------

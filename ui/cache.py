@@ -23,11 +23,13 @@ from lab import (
     CHUNKERS,
     DEFAULT_BUDGETS,
     ClusterError,
+    Comparison,
     Corpus,
     Index,
     LabCache,
     LabConfig,
     LabResult,
+    compare,
     load_corpus,
     run_lab,
     sweep,
@@ -186,6 +188,17 @@ def lab(of: Corpus, config: LabConfig) -> LabResult:
     what = f"embedding with {config.dense}, " if config.dense else ""
     with st.spinner(f"Chunking, {what}ranking and assembling…"):
         return pick(_lab, of)(of, of.digest, config)
+
+
+@shared_and_session(st.cache_data, max_entries=128, session_entries=16)
+def _comparison(_corpus: Corpus, digest: str, a: LabConfig, b: LabConfig) -> Comparison:
+    return compare(_corpus, a, b, cache=workbench(_corpus))
+
+
+def comparison(of: Corpus, a: LabConfig, b: LabConfig) -> Comparison:
+    """``compare`` of A and B on this corpus (a spinner shows while it takes long)."""
+    with st.spinner("Running A and B…"):
+        return pick(_comparison, of)(of, of.digest, a, b)
 
 
 def index(of: Corpus, config: LabConfig, chunker: str) -> Index:

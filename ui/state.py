@@ -179,22 +179,24 @@ def _shown(text: str, limit: int = 40) -> str:
 
 
 def url_notices(
-    url: Mapping[str, Sequence[str]], settings: Settings, dense_ok: bool = True
+    url: Mapping[str, Sequence[str]], settings: Settings, dense_ok: bool = True, prefix: str = ""
 ) -> list[str]:
-    """One message per setting whose value in the loaded URL was not taken."""
+    """One message per setting whose value in the loaded URL was not taken; with ``prefix``,
+    only the parameters named ``prefix`` + a setting (the Compare page's ``b_size``...)."""
     used = settings.params()
     notices = []
     for key, given in url.items():
-        if key not in EXPECTED:
+        name = key.removeprefix(prefix)
+        if name not in EXPECTED or not key.startswith(prefix):
             continue
-        rejected = [v for v in given if not _accepted(key, v, used[key])]
+        rejected = [v for v in given if not _accepted(name, v, used[name])]
         if not rejected:
             continue
         bad = ", ".join(f"{key}={_shown(v)}" for v in rejected)
-        now = ", ".join(md_escape(v) for v in used[key]) or "none"
+        now = ", ".join(md_escape(v) for v in used[name]) or "none"
         notices.append(
             f"Ignored **{bad}** from the link: expected "
-            f"{expected(key, dense_ok, settings.dense)}. Using **{now}**."
+            f"{expected(name, dense_ok, settings.dense)}. Using **{now}**."
         )
     return notices
 
@@ -490,8 +492,13 @@ def page_selectbox(
         bad = ", ".join(f"{key}={_shown(v)}" for v in given)
         st.warning(f"Ignored **{bad}** from the link. Using **{md_escape(value)}**.")
     if value != options[index]:
-        st.session_state[LINK_KEY][key] = [value]
+        keep_in_link(key, [value])
     return value
+
+
+def keep_in_link(key: str, values: list[str]) -> None:
+    """Carry a page-level setting in the share link (values off their defaults only)."""
+    st.session_state[LINK_KEY][key] = values
 
 
 def _dismiss_notices() -> None:

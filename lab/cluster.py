@@ -256,14 +256,22 @@ def _task_error(future, cell: tuple[str, int], client) -> ClusterError:
 
 
 def _scatter(client, corpus, finished: int, total: int):
-    """The corpus on every worker, as one future."""
-    _wait_for_a_worker(client, finished, total)
-    try:
-        return client.scatter(corpus, broadcast=True, hash=False)
-    except (OSError, TimeoutError) as exc:
-        raise ClusterError(
-            f"could not send the corpus to the workers of {where(client)}: {_reason(exc)}"
-        ) from exc
+    """The corpus on every worker, as one future. Workers that come and go while it is being
+    copied around can make one attempt fail (inside Dask); it is tried again."""
+    problem: Exception | None = None
+    for _ in range(MAX_SCATTERS):
+        _wait_for_a_worker(client, finished, total)
+        try:
+            return client.scatter(corpus, broadcast=True, hash=False)
+        except Exception as exc:
+            if client.status != "running":
+                raise
+            problem = exc
+            time.sleep(_WATCH)
+    raise ClusterError(
+        f"could not send the corpus to the workers of {where(client)} in {MAX_SCATTERS} "
+        f"tries: {type(problem).__name__}: {_reason(problem)}"
+    ) from problem
 
 
 def _wait_for_a_worker(client, finished: int, total: int) -> None:

@@ -82,16 +82,21 @@ def local_cluster(n_workers: int) -> Iterator:
     require()
     from distributed import Client, LocalCluster
 
-    with (
-        LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-        ) as cluster,
-        Client(cluster, set_as_default=False) as client,
-    ):
-        yield client
+    cluster = LocalCluster(
+        n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    try:
+        with Client(cluster, set_as_default=False) as client:
+            yield client
+    finally:
+        close_quietly(cluster)
+
+
+def close_quietly(cluster) -> None:
+    """Close a ``LocalCluster``. Its workers and scheduler stop first; a ``KeyError`` after that
+    comes from Dask's own record of workers that died and restarted, with nothing left running."""
+    with suppress(KeyError):
+        cluster.close()
 
 
 def connect(address: str, timeout: float = CONNECT_TIMEOUT):

@@ -65,8 +65,11 @@ def local(n_workers: int = 2) -> LocalCluster:
 @pytest.fixture(scope="module")
 def two_workers() -> Iterator[LocalCluster]:
     """A ``LocalCluster(n_workers=2, processes=True)`` shared by this module's tests."""
-    with local(2) as lc:
+    lc = local(2)
+    try:
         yield lc
+    finally:
+        cluster.close_quietly(lc)  # the tests below kill and restart its workers
 
 
 @pytest.fixture

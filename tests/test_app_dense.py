@@ -6,9 +6,9 @@ import json
 
 import pytest
 from app_support import open_app, tiny_cross_encoder
+from samples import DENSE_INSTALL, EMBEDDING_MODEL, LEXICAL_MODES, RERANKER_MODEL
 
-from lab import CHUNKERS, LEXICAL_MODES, MODES, embed
-from lab.rerank import DEFAULT_RERANKER
+from lab import CHUNKERS, MODES, embed
 from ui import draw
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
@@ -28,7 +28,7 @@ needs_dense = pytest.mark.skipif(
 )
 DENSE_CHUNKERS = [c for c in CHUNKERS if CHUNKERS[c].dense]
 RANK_TABLE = ["chunk", "evidence", "BM25 rank", "dense rank", "fused rank", "RRF", "final rank"]
-NOT_INSTALLED = f"sentence_transformers not installed: `{embed.INSTALL_HINT}` enables dense modes"
+NOT_INSTALLED = f"sentence_transformers not installed: `{DENSE_INSTALL}` enables dense modes"
 
 
 def settings(app):
@@ -62,7 +62,7 @@ def test_every_page_runs_with_every_mode_and_chunker(page):
     app = open_app(page, dense="true", mode=list(MODES), chunker=chunkers)
     assert not app.exception
     assert not app.warning
-    assert settings(app).config.dense == embed.DEFAULT_MODEL
+    assert settings(app).config.dense == EMBEDDING_MODEL
     assert settings(app).modes == MODES and settings(app).chunkers == tuple(chunkers)
     assert "dense=true" in app.sidebar.code[-1].value
 
@@ -73,7 +73,7 @@ def test_recall_table_has_every_chunker_in_every_mode():
     table = app.dataframe[0].value
     assert list(table["configuration"]) == draw.config_order(list(CHUNKERS), MODES)
     assert (table["complete"] <= table["partial"]).all()
-    assert any(f"dense embeddings: {embed.DEFAULT_MODEL}" in c.value for c in app.caption)
+    assert any(f"dense embeddings: {EMBEDDING_MODEL}" in c.value for c in app.caption)
 
 
 @needs_dense
@@ -167,7 +167,7 @@ def test_the_hub_reranker_is_downloaded_only_when_asked(monkeypatch, local_reran
 def test_default_reranker_is_the_ms_marco_cross_encoder():
     app = open_app(dense="true")
     app.toggle(key="rerank").set_value(True).run()
-    assert app.text_input(key="rerank_model").value == DEFAULT_RERANKER
+    assert app.text_input(key="rerank_model").value == RERANKER_MODEL
     assert app.number_input(key="rerank_top").value == 20
     assert not app.exception
 
@@ -232,7 +232,7 @@ def test_without_the_dense_packages_every_page_works_and_shows_the_install_hint(
     app = open_app(page)
     assert not app.exception
     assert app.toggle(key="dense").disabled
-    assert embed.INSTALL_HINT in [c.value for c in app.sidebar.code]
+    assert DENSE_INSTALL in [c.value for c in app.sidebar.code]
     assert settings(app).config.dense is None
 
 
@@ -241,7 +241,7 @@ def test_a_dense_link_without_the_dense_packages_says_what_enables_it(no_dense):
     assert not app.exception
     assert settings(app).dense is False and settings(app).modes == ("flat",)
     notices = [w.value for w in app.warning]
-    assert any("dense=true" in n and embed.INSTALL_HINT in n for n in notices)
+    assert any("dense=true" in n and DENSE_INSTALL in n for n in notices)
     assert list(app.dataframe[0].value["configuration"]) == [
         draw.config_label(c, "flat") for c in settings(app).chunkers
     ]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from app_support import tiny_cross_encoder
+from samples import ALL_MODES, DENSE_INSTALL, EMBEDDING_MODEL, RERANKER_MODEL, SPEC_CHUNKERS
 
-from lab import CHUNKERS, DEFAULT_CHUNKERS, MODES, embed
+from lab import CHUNKERS, embed
 from lab.cli import build_parser, main
-from lab.rerank import DEFAULT_RERANKER
 
 ROOT = Path(__file__).resolve().parent.parent
 QE = ROOT / "data" / "handbook_qe.json"
@@ -47,7 +47,7 @@ def test_json_has_every_default_chunker_and_mode_with_the_documented_shape(defau
     data = default_json
     assert set(data) == {"config", "runs", "errors"}
     assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [
-        (c, m) for c in DEFAULT_CHUNKERS for m in ("flat", "graph")
+        (c, m) for c in SPEC_CHUNKERS for m in ("flat", "graph")
     ]
     run = data["runs"][0]
     assert {"chunker", "mode", "metrics", "index", "questions"} <= set(run)
@@ -87,7 +87,7 @@ def test_table_shows_metrics_and_index_statistics(capsys):
     for column in ("mode", "complete", "gap", "context words", "chunks", "MRR"):
         assert column in header
     assert "Index statistics" in out
-    for name in DEFAULT_CHUNKERS:
+    for name in SPEC_CHUNKERS:
         assert sum(line.startswith(f"{name} ") for line in lines) == 3  # flat, graph, index row
     assert err == ""
 
@@ -451,7 +451,7 @@ needs_dense = pytest.mark.skipif(
 
 def test_dense_and_rerank_flags_default_to_the_bundled_models():
     args = build_parser().parse_args(["run", "--dense", "--rerank", "--mode", "all"])
-    assert (args.dense, args.rerank, args.rerank_top) == (embed.DEFAULT_MODEL, DEFAULT_RERANKER, 20)
+    assert (args.dense, args.rerank, args.rerank_top) == (EMBEDDING_MODEL, RERANKER_MODEL, 20)
     plain = build_parser().parse_args(["run"])
     assert (plain.dense, plain.rerank, plain.late) == (None, None, False)
 
@@ -460,9 +460,9 @@ def test_dense_and_rerank_flags_default_to_the_bundled_models():
 def test_dense_mode_all_runs_every_mode_of_every_chunker_named(capsys):
     data = run_json(capsys, "--dense", "--mode", "all", "--chunker", "structure,semantic")
     assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [
-        (c, m) for c in ("structure", "semantic") for m in MODES
+        (c, m) for c in ("structure", "semantic") for m in ALL_MODES
     ]
-    assert data["config"]["dense"] == embed.DEFAULT_MODEL
+    assert data["config"]["dense"] == EMBEDDING_MODEL
     question = data["runs"][-1]["questions"][0]
     assert {"id", "split", "partial", "complete", "context", "evidence"} <= set(question)
     assert all(r["metrics"]["complete"] <= r["metrics"]["partial"] for r in data["runs"])
@@ -505,7 +505,7 @@ def test_dense_without_its_packages_exits_with_the_install_command(capsys, monke
 
     monkeypatch.setattr(embed, "get_embedder", unavailable)
     code, out, err = run_cli(capsys, "run", "--dense", "--chunker", "fixed")
-    assert_user_error(code, out, err, "sentence_transformers", embed.INSTALL_HINT)
+    assert_user_error(code, out, err, "sentence_transformers", DENSE_INSTALL)
     assert len(err.splitlines()) == 1
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from samples import SPEC_CHUNKERS
 
-from lab import DIAGNOSES, LabConfig, build_corpus, build_index, explain, run_lab, sweep
+from lab import LabConfig, build_corpus, build_index, explain, run_lab, sweep
 from lab.metrics import aggregate, index_stats, starts_at_heading
 
 RULES = """\
@@ -92,7 +92,9 @@ def test_span_ranked_after_the_budget_filled_is_below_the_cut():
 def test_every_diagnosis_is_one_of_the_documented_values(handbook):
     result = run_lab(handbook, LabConfig(chunkers=SPEC_CHUNKERS, budget=60, size=600, split="all"))
     seen = {e.diagnosis for r in result.runs for q in r.questions for e in q.evidence}
-    assert seen - {None} <= set(DIAGNOSES)
+    # SPEC 6's diagnoses of a missed evidence span
+    documented = {"not intact", "not ranked", "over budget", "near-duplicate", "below the cut"}
+    assert seen - {None} <= documented
     for r in result.runs:
         for q in r.questions:
             for e in q.evidence:

@@ -9,6 +9,8 @@ configurations. No UI code here.
 """
 
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
+from .cluster import ClusterError, DistributedUnavailable, distributed_status
+from .cluster import connect as connect_cluster
 from .compare import (
     TRANSITIONS,
     Comparison,
@@ -49,6 +51,7 @@ from .run import (
     explain,
     run_lab,
     sweep,
+    sweep_cell,
     untrained_chunkers,
 )
 from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
@@ -69,10 +72,12 @@ __all__ = [
     "SPLITS",
     "TRANSITIONS",
     "Chunk",
+    "ClusterError",
     "Comparison",
     "Corpus",
     "CorpusError",
     "Depth",
+    "DistributedUnavailable",
     "Document",
     "Explanation",
     "Index",
@@ -86,6 +91,8 @@ __all__ = [
     "SweepResult",
     "build_corpus",
     "build_index",
+    "connect_cluster",
+    "distributed_status",
     "compare",
     "compare_results",
     "configure",
@@ -101,6 +108,7 @@ __all__ = [
     "run_lab",
     "setting_names",
     "sweep",
+    "sweep_cell",
     "wilson_interval",
     "untrained_chunkers",
 ]

@@ -4,7 +4,10 @@ User errors (missing or unreadable files, invalid JSON, unknown chunkers or sett
 an embedding model or reranker that cannot be loaded) print one line ``error: ...`` to stderr and
 exit with status 2; problems with single questions print ``warning: <id>: ...`` and the valid
 questions still run. ``compare --fail-on-broken`` exits with status 1 when B breaks a question
-that A passed, so a change can be gated in CI.
+that A passed, so a change can be gated in CI. ``sweep --workers N`` and ``sweep --scheduler
+ADDRESS`` run the sweep on a Dask cluster (:mod:`lab.cluster`); without dask and distributed
+installed they exit with status 2 and the install command, and a cluster that fails mid-sweep
+exits with status 1.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from . import (
@@ -37,6 +41,14 @@ from . import (
     untrained_chunkers,
 )
 from .bench import run_all
+from .cluster import (
+    ClusterError,
+    DistributedUnavailable,
+    SchedulerUnreachable,
+    connected,
+    distributed_status,
+    local_cluster,
+)
 from .compare import label, p_text
 from .embed import DEFAULT_MODEL, DenseUnavailable
 from .rerank import DEFAULT_RERANKER, can_download, reranker_status
@@ -49,6 +61,7 @@ FORMATS = ("table", "json", "csv")
 MODE_CHOICES = {"both": LEXICAL_MODES, "all": MODES} | {m: (m,) for m in MODES}
 ALL = "all"
 DEFAULTS = LabConfig()
+BAR_WIDTH = 30
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,6 +94,16 @@ def _int_list(value: str) -> tuple[int, ...]:
     if not numbers:
         raise argparse.ArgumentTypeError("expected at least one number")
     return numbers
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value!r}")
+    return number
 
 
 def _add_experiment_options(p: argparse.ArgumentParser) -> None:
@@ -214,6 +237,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress",
         action="store_true",
         help="report progress on stderr even when it is not a terminal",
+    )
+    where = sweep_.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="run the sweep on a Dask LocalCluster of N worker processes on this machine "
+        "(needs requirements-distributed.txt)",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the sweep on the Dask cluster whose scheduler is at ADDRESS, e.g. "
+        "tcp://HOST:8786 (needs requirements-distributed.txt)",
     )
     compare_ = commands.add_parser(
         "compare",
@@ -356,13 +393,32 @@ def _warn_untrained(corpus: Corpus, chunkers: Sequence[str]) -> None:
         )
 
 
-def _progress(stream, live: bool) -> Callable[[int, int], None]:
+def _progress(stream, live: bool, where: str) -> Callable[[int, int], None]:
+    """A progress bar of finished sweep tasks: redrawn in place on a terminal, one line per task
+    otherwise."""
+
     def report(done: int, total: int) -> None:
+        filled = BAR_WIDTH * done // total
+        bar = "#" * filled + "." * (BAR_WIDTH - filled)
         end = "\n" if not live or done == total else "\r"
-        stream.write(f"sweep: {done}/{total} indexes (size x chunker){end}")
+        stream.write(f"sweep [{bar}] {done}/{total} tasks (chunker x size) {where}{end}")
         stream.flush()
 
     return report
+
+
+def _sweep_client(args: argparse.Namespace) -> tuple[AbstractContextManager, str]:
+    """The Dask client the options ask for (None: sweep here) and where the sweep runs."""
+    if args.workers is None and args.scheduler is None:
+        return nullcontext(None), "on this machine"
+    flag = "--workers" if args.workers is not None else "--scheduler"
+    ok, status = distributed_status()
+    if not ok:
+        raise DistributedUnavailable(f"{flag} needs dask and distributed: {status}")
+    if args.workers is not None:
+        plural = "es" if args.workers > 1 else ""
+        return local_cluster(args.workers), f"on {args.workers} local worker process{plural}"
+    return connected(args.scheduler), f"on the cluster at {args.scheduler}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> str:
@@ -556,10 +612,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     config = _config(args, args.sizes)
     corpus = _load(args)
     _warn_untrained(corpus, config.chunkers)
-    _load_models(config, args.download)
+    cluster, where = _sweep_client(args)
+    if args.workers is None and args.scheduler is None:
+        _load_models(config, args.download)  # a cluster's workers load their own
     live = sys.stderr.isatty()
-    progress = _progress(sys.stderr, live) if live or args.progress else None
-    result = sweep(corpus, config, budgets=args.budgets, sizes=args.sizes, progress=progress)
+    progress = _progress(sys.stderr, live, where) if live or args.progress else None
+    with cluster as client:
+        result = sweep(
+            corpus, config, budgets=args.budgets, sizes=args.sizes, progress=progress, client=client
+        )
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2) + "\n"
     elif args.format == "csv":
@@ -683,8 +744,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except (CorpusError, ValueError) as exc:
         _say("error", str(exc))
-    except DenseUnavailable as exc:
+    except (DenseUnavailable, DistributedUnavailable, SchedulerUnreachable) as exc:
         _say("error", str(exc).splitlines()[0])
+    except ClusterError as exc:
+        _say("error", str(exc).splitlines()[0])
+        return 1
     except BrokenPipeError:
         # The reader went away (``| head``): silence the final flush, as the Python docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -443,9 +443,17 @@ def sweep(
     sizes: Iterable[int] = DEFAULT_SIZES,
     progress: Progress | None = None,
     cache: LabCache | None = None,
+    client=None,
 ) -> SweepResult:
     """Recall over the budget x size grid for every chunker and mode: chunk and index once per size,
-    rank once per mode, assemble once per budget."""
+    rank once per mode, assemble once per budget.
+
+    The work is one task per chunker and size (:func:`sweep_cell`); ``progress(done, total)``
+    counts finished tasks. Without a ``client`` the tasks run here, one after another, reusing
+    ``cache``. With a ``distributed.Client`` they run on its Dask cluster (see
+    :mod:`lab.cluster`): the corpus is sent to the workers once, indexes (and their embeddings)
+    are built there, and the rows come back in the same order, identical to a serial run.
+    """
     config = config or LabConfig()
     budgets, sizes = sorted(set(budgets)), sorted(set(sizes))
     if not budgets or not sizes:
@@ -455,40 +463,59 @@ def sweep(
     for s in sizes:
         for chunker in config.chunkers:
             check_chunking(chunker, s, config.overlap)
-    cache = cache or LabCache()
-    rows = []
-    total, done = len(sizes) * len(config.chunkers), 0
-    for size in sizes:
-        for chunker in config.chunkers:
-            index = cache.index(corpus, config, chunker, size)
-            for mode in config.modes:
-                retrieval = cache.retrieval(index, config, mode)
-                for budget in budgets:
-                    metrics = aggregate(retrieval.evaluate(budget))
-                    rows.append(
-                        {
-                            "chunker": chunker,
-                            "mode": mode,
-                            "size": size,
-                            "budget": budget,
-                            "questions": metrics.questions,
-                            "partial": metrics.partial,
-                            "partial_low": metrics.partial_ci[0],
-                            "partial_high": metrics.partial_ci[1],
-                            "complete": metrics.complete,
-                            "complete_low": metrics.complete_ci[0],
-                            "complete_high": metrics.complete_ci[1],
-                            "gap": metrics.gap,
-                            "mean_context_words": metrics.mean_context_words,
-                            "chunks": len(index.chunks),
-                            "over_budget_chunks": int((index.words > budget).sum()),
-                            "fits": bool((index.words <= budget).any()),
-                        }
-                    )
-            done += 1
+    cells = [(chunker, size) for size in sizes for chunker in config.chunkers]
+    if client is not None:
+        from .cluster import sweep_on_cluster
+
+        parts = sweep_on_cluster(client, corpus, config, cells, tuple(budgets), progress)
+    else:
+        cache = cache or LabCache()
+        parts = []
+        for chunker, size in cells:
+            parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
             if progress:
-                progress(done, total)
-    return SweepResult(config, tuple(rows))
+                progress(len(parts), len(cells))
+    return SweepResult(config, tuple(row for part in parts for row in part))
+
+
+def sweep_cell(
+    corpus: Corpus,
+    config: LabConfig,
+    chunker: str,
+    size: int,
+    budgets: Sequence[int],
+    cache: LabCache | None = None,
+) -> tuple[dict, ...]:
+    """One task of a sweep: the rows of one chunker at one size, for every mode of ``config``
+    and every budget, from a single index (its embeddings included) and one ranking per mode."""
+    cache = cache or LabCache()
+    index = cache.index(corpus, config, chunker, size)
+    rows = []
+    for mode in config.modes:
+        retrieval = cache.retrieval(index, config, mode)
+        for budget in budgets:
+            metrics = aggregate(retrieval.evaluate(budget))
+            rows.append(
+                {
+                    "chunker": chunker,
+                    "mode": mode,
+                    "size": size,
+                    "budget": budget,
+                    "questions": metrics.questions,
+                    "partial": metrics.partial,
+                    "partial_low": metrics.partial_ci[0],
+                    "partial_high": metrics.partial_ci[1],
+                    "complete": metrics.complete,
+                    "complete_low": metrics.complete_ci[0],
+                    "complete_high": metrics.complete_ci[1],
+                    "gap": metrics.gap,
+                    "mean_context_words": metrics.mean_context_words,
+                    "chunks": len(index.chunks),
+                    "over_budget_chunks": int((index.words > budget).sum()),
+                    "fits": bool((index.words <= budget).any()),
+                }
+            )
+    return tuple(rows)
 
 
 __all__ = [
@@ -506,4 +533,5 @@ __all__ = [
     "explain",
     "run_lab",
     "sweep",
+    "sweep_cell",
 ]

@@ -240,8 +240,11 @@ def test_sweep_table_pivots_budgets_and_sizes(capsys):
 def test_sweep_progress_goes_to_stderr_when_asked(capsys):
     code, out, err = run_cli(capsys, *SWEEP, "--progress", "--format", "csv")
     assert code == 0
-    assert "sweep: 4/4" in err
-    assert "sweep:" not in out
+    assert err.splitlines() == [
+        f"sweep [{'#' * bar}{'.' * (30 - bar)}] {done}/4 tasks (chunker x size) on this machine"
+        for done, bar in ((1, 7), (2, 15), (3, 22), (4, 30))
+    ]
+    assert "sweep" not in out
 
 
 def test_sweep_is_quiet_on_stderr_without_a_terminal(capsys):

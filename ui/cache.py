@@ -11,6 +11,7 @@ session-scoped caches that Streamlit drops when the session ends.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import streamlit as st
 from lab import (
     CHUNKERS,
     DEFAULT_BUDGETS,
+    ClusterError,
     Comparison,
     Corpus,
     Index,
@@ -34,6 +36,9 @@ from lab import (
 )
 from lab.embed import DenseUnavailable, get_embedder
 from lab.rerank import get_reranker, reranker_status
+
+from . import cluster
+from .draw import md_escape
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HANDBOOK = "handbook"
@@ -128,10 +133,26 @@ def _lab(_corpus: Corpus, digest: str, config: LabConfig) -> LabResult:
     return run_lab(_corpus, config, cache=workbench(_corpus))
 
 
+class _NotCached(Exception):
+    """Raised by a cached sweep step asked only whether it is cached (exceptions are not)."""
+
+
+_PROBE = object()
+
+
 @shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _sweep_rows(
-    _corpus: Corpus, digest: str, key: str, _config: LabConfig, budgets: tuple[int, ...]
+    _corpus: Corpus,
+    digest: str,
+    key: str,
+    _config: LabConfig,
+    budgets: tuple[int, ...],
+    _rows: tuple[dict, ...] | object | None = None,
 ) -> tuple[dict, ...]:
+    if _rows is _PROBE:
+        raise _NotCached
+    if _rows is not None:
+        return _rows
     return sweep(
         _corpus, _config, budgets=budgets, sizes=(_config.size,), cache=workbench(_corpus)
     ).rows
@@ -196,18 +217,86 @@ def sweep_rows(
     size, chunker, mode and budget order.
 
     Cached per size, chunker and budget group (the default budgets together, any other budget
-    alone), so a sweep reports progress step by step, a new budget computes only its own
-    column, and toggling a chunker recomputes only that chunker.
+    alone), so a new budget computes only its own column, and toggling a chunker recomputes
+    only that chunker. Steps not cached yet run on the Dask cluster when one is configured
+    (:mod:`ui.cluster`), all at once, ``progress`` counting finished tasks; otherwise here, one
+    after another, ``progress`` counting steps.
     """
     cached = pick(_sweep_rows, of)
     groups = [tuple(b for b in budgets if b in DEFAULT_BUDGETS)]
     groups = [g for g in groups if g] + [(b,) for b in budgets if b not in DEFAULT_BUDGETS]
-    steps = [(s, c, g) for s in sizes for c in config.chunkers for g in groups]
+    steps = {
+        (size, chunker, group): replace(
+            config, chunkers=(chunker,), size=size, budget=LabConfig.budget
+        )
+        for size in sizes
+        for chunker in config.chunkers
+        for group in groups
+    }
+    found: dict[tuple, tuple[dict, ...]] = {}
+    link = cluster.link()
+    client = link.client() if link is not None else None
+    if link is not None and client is None:
+        st.warning(
+            f"Sweeping on this machine: {_plain(link.problem or '')}.",
+            icon=":material/cloud_off:",
+        )
+    if client is not None:
+        for step, one in steps.items():
+            with suppress(_NotCached):  # a string key hashes fastest
+                found[step] = cached(of, of.digest, repr(one), one, step[2], _PROBE)
+        missing = [step for step in steps if step not in found]
+        if missing:
+            found |= _sweep_on_cluster(link, client, of, config, missing, progress)
     rows: list[dict] = []
-    for done, (size, chunker, group) in enumerate(steps, start=1):
-        one = replace(config, chunkers=(chunker,), size=size, budget=LabConfig.budget)
-        rows.extend(cached(of, of.digest, repr(one), one, group))  # a string hashes fastest
+    for done, (step, one) in enumerate(steps.items(), start=1):
+        if step in found:
+            rows.extend(found[step])
+            continue
+        rows.extend(cached(of, of.digest, repr(one), one, step[2]))
         if progress:
             progress(done, len(steps))
     order = {name: k for k, name in enumerate(CHUNKERS)}
     return sorted(rows, key=lambda r: (r["size"], order[r["chunker"]], r["mode"], r["budget"]))
+
+
+def _sweep_on_cluster(
+    link: cluster.Link,
+    client,
+    of: Corpus,
+    config: LabConfig,
+    steps: Sequence[tuple[int, str, tuple[int, ...]]],
+    progress: Callable[[int, int], None] | None,
+) -> dict[tuple, tuple[dict, ...]]:
+    """Compute sweep ``steps`` on the cluster and cache them; {} (with a warning on the page)
+    when the cluster fails, so the caller sweeps here instead."""
+    chunkers = tuple(c for c in config.chunkers if any(step[1] == c for step in steps))
+    budgets = sorted({b for step in steps for b in step[2]})
+    sizes = sorted({step[0] for step in steps})
+    try:
+        one = replace(config, chunkers=chunkers)
+        rows = sweep(of, one, budgets, sizes, progress=progress, client=client).rows
+    except ClusterError as exc:
+        link.failed(str(exc))
+        st.warning(
+            f"The Dask cluster failed this sweep ({_plain(str(exc))}): sweeping on this "
+            "machine instead.",
+            icon=":material/cloud_off:",
+        )
+        return {}
+    cached = pick(_sweep_rows, of)
+    found = {}
+    for size, chunker, group in steps:
+        part = tuple(
+            r
+            for r in rows
+            if r["size"] == size and r["chunker"] == chunker and r["budget"] in group
+        )
+        one = replace(config, chunkers=(chunker,), size=size, budget=LabConfig.budget)
+        found[size, chunker, group] = cached(of, of.digest, repr(one), one, group, part)
+    return found
+
+
+def _plain(message: str) -> str:
+    """An engine message as literal markdown, its `code` quotes dropped."""
+    return md_escape(message.replace("`", ""))

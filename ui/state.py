@@ -36,7 +36,7 @@ from lab import (
 )
 from lab.rerank import DEFAULT_RERANKER, can_download
 
-from . import cache
+from . import cache, cluster
 from .draw import md_escape
 
 BIND = "query-params"
@@ -283,6 +283,7 @@ def sidebar() -> Settings:
         if question is not None:
             text = next(q.question for q in questions if q.id == question)
             st.caption(md_escape(text))
+        st.caption(cluster.where())
     with methods:
         chunkers, modes = _method_widgets(choice.on)
     problem = _load(embed.DEFAULT_MODEL, cache.embedder_problem) if choice.on else None

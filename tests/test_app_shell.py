@@ -7,6 +7,7 @@ from app_support import ENTRY, TIMEOUT, open_app
 from streamlit.testing.v1 import AppTest
 
 from lab import DEFAULT_CHUNKERS, build_corpus
+from ui import links
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import Settings, chunker_options, url_notices
 
@@ -84,9 +85,7 @@ def test_settings_survive_a_page_switch():
     ("key", "value", "expected"),
     [
         ("size", "abc", 450),
-        ("size", "99999999999999999999", 450),
         ("size", "450.0x", 450),
-        ("budget", "5000", 120),
         ("budget", "nan", 120),
         ("chunker", "nope", DEFAULT_CHUNKERS),
         ("mode", "vector", ("flat", "graph")),
@@ -221,3 +220,83 @@ def test_a_page_with_no_questions_in_the_split_still_shows_the_share_link(page):
     assert not app.exception
     assert any("no train questions" in i.value for i in app.info)
     assert "split=train" in share_link(app)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("size", "inf", 4000),
+        ("size", "1e309", 4000),
+        pytest.param("size", "9" * 10_000, 4000, id="size-10000-nines"),
+        ("size", "99999999999999999999", 4000),
+        ("size", "-inf", 100),
+        ("size", "20", 100),
+        ("budget", "inf", 1000),
+        ("budget", "5000", 1000),
+    ],
+)
+def test_a_number_beyond_its_range_is_clamped_before_the_widget(key, value, expected):
+    app = open_app(**{key: value})
+    assert not app.exception
+    assert getattr(settings(app), key) == expected
+    (notice,) = app.warning
+    assert notice.value.startswith(f"Clamped **{key}=")
+    assert f"to **{expected}**" in notice.value
+    assert len(notice.value) < 300  # ten thousand nines are cut short
+
+
+def test_a_fraction_is_rounded_to_a_whole_number():
+    app = open_app(size="450.4", budget="60.0")
+    assert (settings(app).size, settings(app).budget) == (450, 60)
+    (notice,) = app.warning
+    assert "Rounded **size=450\\.4** from the link to **450**" in notice.value
+
+
+@pytest.mark.parametrize(
+    ("key", "values", "field", "expected"),
+    [
+        ("size", ["300", "600"], "size", 600),
+        ("budget", ["60", "80"], "budget", 80),
+        ("split", ["train", "all"], "split", "all"),
+        ("headers", ["false", "true"], "headers", True),
+        ("question", ["q04", "q07"], "question", "q07"),
+    ],
+)
+def test_a_setting_given_twice_takes_the_last_value(key, values, field, expected):
+    app = open_app(**{key: values})
+    assert not app.exception
+    assert getattr(settings(app), field) == expected
+    (notice,) = app.warning
+    assert f"The link gives **{key}** 2 times" in notice.value
+    assert f"the last one counts: **{expected if key != 'headers' else 'true'}**" in notice.value
+
+
+def test_a_list_setting_keeps_each_value_once_in_order():
+    app = open_app(chunker=["structure", "fixed", "structure"], mode=["graph", "graph"])
+    assert not app.exception and not app.warning
+    assert settings(app).chunkers == ("fixed", "structure")  # shown in registry order
+    assert settings(app).modes == ("graph",)
+
+
+def test_cleaning_follows_one_rule_for_every_parameter():
+    url = {
+        "size": ["300", "inf"],
+        "b_budget": ["80", "60"],
+        "chunker": ["fixed", "sentence", "fixed"],
+        "heat": ["partial", "complete"],
+        "budget": ["abc"],
+    }
+    cleaned, fixes = links.clean(url, {"size": (100, 4000), "budget": (10, 1000)}, {"chunker"})
+    assert cleaned == {
+        "size": ["4000"],
+        "b_budget": ["60"],
+        "chunker": ["fixed", "sentence"],
+        "heat": ["complete"],
+    }
+    assert [(f.key, f.why, f.used) for f in fixes] == [
+        ("size", "repeated", "inf"),
+        ("size", "clamped", "4000"),
+        ("b_budget", "repeated", "60"),
+        ("heat", "repeated", "complete"),
+        ("budget", "not a number", None),
+    ]

@@ -26,7 +26,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from lab import CHUNKERS, DEFAULT_CHUNKERS, LEXICAL_MODES, MODES, SPLITS, LabConfig, embed
 from lab.rerank import DEFAULT_RERANKER, can_download
 
-from . import cache
+from . import cache, links
 from .draw import md_escape
 
 BIND = "query-params"
@@ -58,7 +58,8 @@ EXPECTED = {
     + NEEDS_DENSE,
     "question": "a question id of the chosen corpus and split",
 }
-NUMBERS = {"size", "budget", "rerank_top"}
+NUMBERS = {"size": SIZE_RANGE, "budget": BUDGET_RANGE, "rerank_top": RERANK_TOP_RANGE}
+MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
 FLAGS = {"headers", "resolve_refs", "dense", "late", "rerank"}
 
 
@@ -174,16 +175,39 @@ def _accepted(key: str, given: str, used: Sequence[str]) -> bool:
     return given in used
 
 
-def _shown(text: str, limit: int = 40) -> str:
-    return md_escape(text if len(text) <= limit else text[: limit - 1] + "…")
+def _shown(text: str) -> str:
+    return md_escape(links.shown(text))
+
+
+def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str:
+    """What cleaning the link (:func:`links.clean`) changed, in words."""
+    given = ", ".join(_shown(v) for v in fix.given)
+    now = md_escape(fix.used) if fix.used is not None else None
+    expect = expected(fix.key, dense_ok, settings.dense) if fix.key in EXPECTED else None
+    if fix.why == "repeated":
+        return (
+            f"The link gives **{fix.key}** {len(fix.given)} times ({given}): a setting takes "
+            f"one value, so the last one counts: **{now}**."
+        )
+    if fix.why == "not a number":
+        default = ", ".join(md_escape(v) for v in settings.params().get(fix.key, [])) or "none"
+        return (
+            f"Ignored **{fix.key}={given}** from the link: expected {expect}. Using **{default}**."
+        )
+    verb = "Clamped" if fix.why == "clamped" else "Rounded"
+    return f"{verb} **{fix.key}={given}** from the link to **{now}**: expected {expect}."
 
 
 def url_notices(
-    url: Mapping[str, Sequence[str]], settings: Settings, dense_ok: bool = True
+    url: Mapping[str, Sequence[str]],
+    settings: Settings,
+    dense_ok: bool = True,
+    fixes: Sequence[links.Fix] = (),
 ) -> list[str]:
-    """One message per setting whose value in the loaded URL was not taken."""
+    """One message per change cleaning made to the loaded URL, and per setting whose value in
+    the (cleaned) URL was not taken."""
     used = settings.params()
-    notices = []
+    notices = [fix_notice(fix, settings, dense_ok) for fix in fixes]
     for key, given in url.items():
         if key not in EXPECTED:
             continue
@@ -201,6 +225,7 @@ def url_notices(
 
 def sidebar() -> Settings:
     """Draw the shared sidebar (once per run, from the entry point) and return its settings."""
+    fixes = links.enforce(NUMBERS, MULTI)
     first_run = NOTICES_KEY not in st.session_state
     url = {k: st.query_params.get_all(k) for k in st.query_params} if first_run else {}
     st.session_state[URL_KEY] = url
@@ -310,7 +335,7 @@ def sidebar() -> Settings:
         rerank_problem=rerank_problem,
     )
     if first_run:
-        st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available)
+        st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available, fixes)
     st.session_state[SETTINGS_KEY] = settings
     return settings
 

@@ -210,6 +210,14 @@ def test_sweep_marks_points_where_no_chunk_fits(handbook):
     assert set(sweeps.heatmap_data(frame, "complete")["label"].loc[frame["budget"] == 10]) == {"✕"}
 
 
+def test_verdict_matrix_names_each_question_by_id_and_text(handbook):
+    data = recall.verdict_data(run_lab(handbook, LabConfig()), handbook)
+    assert data["label"].iloc[0] == (
+        "q04 · What is the largest group allowed on a tour, and can a school…"
+    )
+    assert recall.verdict_matrix().to_dict()["encoding"]["y"]["field"] == "label"
+
+
 def test_markdown_escape_keeps_text_literal():
     assert draw.md_escape("**x** [a](javascript:y) <b>\n$1") == (
         "\\*\\*x\\*\\* \\[a\\]\\(javascript\\:y\\) \\<b\\> \\$1"

@@ -300,3 +300,24 @@ def test_cleaning_follows_one_rule_for_every_parameter():
         ("heat", "repeated", "complete"),
         ("budget", "not a number", None),
     ]
+
+
+def test_the_question_picker_lists_each_question_by_id_and_text():
+    app = open_app()
+    options = app.selectbox(key="question").options
+    assert options[:2] == [
+        "q04 · What is the largest group allowed on a tour, and can a…",
+        "q07 · Is flash photography allowed on the dome floor?",
+    ]
+    app.selectbox(key="question").select("q07").run()
+    assert settings(app).question == "q07"
+    assert app.query_params["question"] == "q07"  # the id goes to the URL, not the label
+    assert share_link(app).endswith("?question=q07")
+
+
+def test_a_question_the_browser_goes_back_to_is_shown():
+    app = open_app(question="q07")
+    app.selectbox(key="question").select("q08").run()
+    app.query_params["question"] = "q07"  # back: the URL holds the earlier question
+    app.run()
+    assert settings(app).question == "q07"

@@ -17,7 +17,7 @@ from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, build_cor
 from lab.corpus import decode_text
 
 from . import cache, recall
-from .draw import md_escape
+from .draw import md_escape, short
 
 DOC = "yc_document"
 QE = "yc_qe"
@@ -129,18 +129,21 @@ def report_for(corpus: Corpus) -> Report:
         if e.severity == "warning" and e.question is not None:
             warned.setdefault(e.question, []).append(e.message)
         else:
-            rows.append({"question": e.question or "—", "status": "rejected", "why": e.message})
+            rows.append(
+                {"question": e.question or "—", "text": "", "status": "rejected", "why": e.message}
+            )
     for q in corpus.questions:
         notes = warned.get(q.id, [])
         rows.append(
             {
                 "question": q.id,
+                "text": short(q.question, 80),
                 "status": "accepted with a warning" if notes else "accepted",
                 "why": " ".join(notes) or f"{len(q.evidence)} evidence spans found ({q.split})",
             }
         )
     order = {"rejected": 0, "accepted with a warning": 1, "accepted": 2}
-    frame = pd.DataFrame(rows, columns=["question", "status", "why"])
+    frame = pd.DataFrame(rows, columns=["question", "text", "status", "why"])
     frame = frame.sort_values("status", key=lambda s: s.map(order), kind="stable")
     return Report(
         document={
@@ -242,6 +245,7 @@ def draw_report() -> None:
             hide_index=True,
             column_config={
                 "question": st.column_config.TextColumn("Question", width="small"),
+                "text": st.column_config.TextColumn("Text", width="medium"),
                 "status": st.column_config.TextColumn("Status", width="small"),
                 "why": st.column_config.TextColumn("Why", width="large"),
             },

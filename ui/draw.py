@@ -30,6 +30,20 @@ def md_escape(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
+def short(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0] if " " in text[: limit - 1] else text[: limit - 1]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def question_label(qid: str, text: str, limit: int = 60) -> str:
+    """How a question is named wherever one is chosen or listed: its id and its text, cut."""
+    return f"{qid} · {short(text, limit)}"
+
+
 def config_label(chunker: str, mode: str) -> str:
     return f"{chunker} · {mode}"
 

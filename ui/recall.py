@@ -9,9 +9,18 @@ import streamlit as st
 
 from lab import Corpus, LabResult
 
-from .draw import MEASURE_COLORS, VERDICT_COLORS, VERDICTS, config_label, config_order, percent
+from .draw import (
+    MEASURE_COLORS,
+    VERDICT_COLORS,
+    VERDICTS,
+    config_label,
+    config_order,
+    percent,
+    question_label,
+)
 
 MATRIX_QUESTIONS = 300  # the verdict matrix shows at most this many questions
+LABEL_CHARS = 64  # question text beside the matrix, cut at a word
 
 
 def recall_table(result: LabResult) -> pd.DataFrame:
@@ -128,6 +137,7 @@ def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "question": frame["question"],
+            "label": frame["question"].map(lambda q: question_label(q, text[q], LABEL_CHARS)),
             "text": frame["question"].map(text),
             "configuration": labels,
             "verdict": frame["verdict"],
@@ -152,7 +162,12 @@ def verdict_matrix() -> alt.Chart:
                 title=None,
                 axis=alt.Axis(labelAngle=-35, orient="top"),
             ),
-            y=alt.Y("question:N", sort=alt.EncodingSortField("q_order"), title=None),
+            y=alt.Y(
+                "label:N",
+                sort=alt.EncodingSortField("q_order"),
+                title=None,
+                axis=alt.Axis(labelLimit=420),
+            ),
             color=alt.Color(
                 "verdict:N",
                 scale=alt.Scale(domain=list(VERDICTS), range=list(VERDICT_COLORS)),

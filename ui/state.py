@@ -23,11 +23,20 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.pages_manager import PagesManager
 
-from lab import CHUNKERS, DEFAULT_CHUNKERS, LEXICAL_MODES, MODES, SPLITS, LabConfig, embed
+from lab import (
+    CHUNKERS,
+    DEFAULT_CHUNKERS,
+    LEXICAL_MODES,
+    MODES,
+    SPLITS,
+    LabConfig,
+    Question,
+    embed,
+)
 from lab.rerank import DEFAULT_RERANKER, can_download
 
 from . import cache, links
-from .draw import md_escape
+from .draw import md_escape, question_label
 
 BIND = "query-params"
 SIZE_RANGE = (100, 4000)
@@ -277,17 +286,7 @@ def sidebar() -> Settings:
         )
         choice = _dense_group()
         notes = st.container()
-        questions = corpus.split(split)
-        question = st.selectbox(
-            "Question",
-            [q.id for q in questions],
-            key="question",
-            bind=BIND,
-            help="The question the drill-down and graph pages explain.",
-        )
-        if question is not None:
-            text = next(q.question for q in questions if q.id == question)
-            st.caption(md_escape(text))
+        question = _question_picker(corpus.split(split), first_run)
     with methods:
         chunkers, modes = _method_widgets(choice.on)
     problem = _load(embed.DEFAULT_MODEL, cache.embedder_problem) if choice.on else None
@@ -338,6 +337,30 @@ def sidebar() -> Settings:
         st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available, fixes)
     st.session_state[SETTINGS_KEY] = settings
     return settings
+
+
+def _question_picker(questions: Sequence[Question], first_run: bool) -> str | None:
+    """The question the drill-down and graph pages explain, listed by id and text.
+
+    A bound selectbox writes its options' labels to the URL, so this one is bound by hand:
+    seeded from the link on the session's first run (or when the browser goes back or
+    forward), its id written to ``?question=``."""
+    ids = [q.id for q in questions]
+    given = st.query_params.get_all("question") if first_run else links.changed_outside("question")
+    if given and given[-1] in ids:
+        st.session_state["question"] = given[-1]
+    labels = {q.id: question_label(q.id, q.question) for q in questions}
+    question = st.selectbox(
+        "Question",
+        ids,
+        key="question",
+        format_func=labels.__getitem__,
+        help="The question the drill-down and graph pages explain.",
+    )
+    links.sync("question", [question] if question else [])
+    if question is not None:
+        st.caption(md_escape(next(q.question for q in questions if q.id == question)))
+    return question
 
 
 def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:

@@ -43,6 +43,7 @@ if any(c.search_source for c in index.chunks):
 view = ("map", chunker, doc, settings.config)
 strip = cache.view(corpus, (*view, "strip"), overview.strip_data, index, doc, settings.budget)
 draw.chart(cache.spec(overview.boundary_strip), **strip)
+st.caption(overview.STRIP_CAPTION)
 text_chars = len(corpus.documents[doc].text)
 if text_chars > overview.MAP_CHARS:
     st.info(

@@ -55,6 +55,23 @@ def test_index_overview_shows_statistics_for_every_chosen_chunker():
     assert app.get("html")
 
 
+def test_index_statistics_put_the_columns_that_decide_retrieval_first():
+    app = open_app()
+    columns = list(app.dataframe[0].value.columns)
+    assert columns[:4] == ["chunker", "chunks", "evidence_intact", "over_budget"]
+    assert columns[-1] == "label"  # the method's long name comes last
+
+
+def test_units_provisions_and_the_strip_rows_are_explained(handbook):
+    app = open_app()
+    helps = {m.label: m.proto.help for m in app.metric}
+    assert "Sentences and heading lines" in helps["Units"]
+    assert "heading at level 3 or deeper" in helps["Provisions"]
+    assert any("taking turns on two rows" in c.value for c in app.caption)
+    rows = overview.strip_data(build_index(handbook, "fixed", 450), 0, 120)["chunks"]["row"]
+    assert rows.tolist()[:3] == ["chunks 0, 2, 4…", "chunks 1, 3, 5…", "chunks 0, 2, 4…"]
+
+
 def test_boundary_map_chunker_is_bound_to_the_url():
     app = open_app(map="qes-dp")
     assert app.selectbox(key="map").value == "qes-dp"

@@ -139,6 +139,28 @@ def test_corpus_page_offers_paste_and_bounded_uploads():
     assert "yc_report" not in at.session_state
 
 
+def test_the_graphs_edge_types_are_in_the_link():
+    at = app_on(GRAPH, graph_edges=["lexical", "xref"])
+    pills = at.button_group(key="graph_edges")
+    assert pills.value == ["lexical", "xref"]
+    assert "graph_edges=lexical&graph_edges=xref" in at.sidebar.code[-1].value
+    pills.set_value(["adjacency"]).run()
+    assert "graph_edges=adjacency" in at.sidebar.code[-1].value
+    edges = next(t for t in chart_tables(at) if "x2" in t.columns)
+    assert set(edges["type"]) == {"adjacency"}
+    pills.set_value([]).run()
+    assert not at.exception
+    assert at.sidebar.code[-1].value.endswith("graph_edges=")
+
+
+def test_an_empty_or_unknown_edge_type_in_the_link():
+    assert not app_on(GRAPH, graph_edges="").warning  # nothing chosen is a valid view
+    at = app_on(GRAPH, graph_edges=["nope", "xref"])
+    assert at.button_group(key="graph_edges").value == ["xref"]
+    (notice,) = at.warning
+    assert "graph_edges=nope" in notice.value
+
+
 # Drill-down ------------------------------------------------------------------------------------
 
 

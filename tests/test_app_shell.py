@@ -321,3 +321,23 @@ def test_a_question_the_browser_goes_back_to_is_shown():
     app.query_params["question"] = "q07"  # back: the URL holds the earlier question
     app.run()
     assert settings(app).question == "q07"
+
+
+@pytest.mark.parametrize(
+    ("address", "base_path", "page", "expected"),
+    [
+        ("http://127.0.0.1:8501/no_such_page?size=600", "", "", "http://127.0.0.1:8501/"),
+        (
+            "https://lab.example.org/recall_tables",
+            "",
+            "sweep_charts",
+            "https://lab.example.org/sweep_charts",
+        ),
+        ("http://host/lab/nope", "/lab/", "chunk_graph", "http://host/lab/chunk_graph"),
+        (None, "", "recall_tables", "/recall_tables"),
+    ],
+)
+def test_the_share_link_names_the_page_shown_not_the_address_typed(
+    address, base_path, page, expected
+):
+    assert links.page_url(address, base_path, page) == expected

@@ -17,7 +17,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
-from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -541,6 +540,22 @@ def page_selectbox(
     return value
 
 
+def page_pills(label: str, options: Sequence[str], *, key: str, **kwargs) -> list[str]:
+    """Page-level multi-choice pills bound to the URL under ``key`` (all chosen by default),
+    checked like the sidebar's."""
+    chosen = st.pills(
+        label, options, selection_mode="multi", default=list(options), key=key, bind=BIND, **kwargs
+    )
+    unknown = [v for v in st.session_state.get(URL_KEY, {}).get(key, []) if v and v not in options]
+    if unknown:  # an empty value is a link with nothing chosen
+        bad = ", ".join(f"{key}={_shown(v)}" for v in unknown)
+        using = ", ".join(md_escape(v) for v in chosen) or "none"
+        st.warning(f"Ignored **{bad}** from the link. Using **{using}**.")
+    if list(chosen) != list(options):
+        st.session_state[LINK_KEY][key] = list(chosen) or [""]
+    return list(chosen)
+
+
 def _dismiss_notices() -> None:
     st.session_state[NOTICES_KEY] = []
 
@@ -558,7 +573,5 @@ def show_notices() -> None:
 
 def share_link(settings: Settings, url_path: str) -> str:
     """The full URL of the current view: page, settings and page-level choices."""
-    base = st.context.url or f"/{url_path}"
-    params = settings.link_params() | st.session_state.get(LINK_KEY, {})
-    query = urlencode(params, doseq=True)
-    return f"{base.split('?')[0]}?{query}" if query else base
+    base = links.page_url(st.context.url, st.get_option("server.baseUrlPath"), url_path)
+    return links.with_query(base, settings.link_params() | st.session_state.get(LINK_KEY, {}))

@@ -17,6 +17,34 @@ from .embed import DenseUnavailable, missing_message, missing_modules
 
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L6-v2"
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+_DOWNLOAD = ("*.json", "*.txt", "*.model", *_WEIGHTS)  # config, tokenizer and weights
+
+
+def hub_folder(model: str) -> str | None:
+    """The folder of the local model cache that holds hub model ``model`` (its config and
+    weights), or None; never downloads. ``model`` must be a valid hub id."""
+    from huggingface_hub import try_to_load_from_cache
+
+    config = try_to_load_from_cache(model, "config.json")
+    if not isinstance(config, str):
+        return None
+    if not any(isinstance(try_to_load_from_cache(model, name), str) for name in _WEIGHTS):
+        return None
+    return os.path.dirname(config)
+
+
+def download(model: str) -> str:
+    """Fetch hub model ``model`` into the local model cache (the files a cross-encoder loads,
+    not the hub's other formats) and return its folder; DenseUnavailable when it cannot."""
+    missing = missing_modules()
+    if missing:
+        raise DenseUnavailable(missing_message(missing))
+    from huggingface_hub import snapshot_download
+
+    try:
+        return snapshot_download(model, allow_patterns=list(_DOWNLOAD))
+    except Exception as err:
+        raise DenseUnavailable(f"could not download {model}: {err}") from err
 
 
 def reranker_status(model: str = DEFAULT_RERANKER) -> tuple[bool, str]:
@@ -26,12 +54,7 @@ def reranker_status(model: str = DEFAULT_RERANKER) -> tuple[bool, str]:
         return False, missing_message(missing)
     if os.path.isdir(model):
         return True, f"{model} (local folder)"
-    from huggingface_hub import try_to_load_from_cache
-
-    def cached(filename: str) -> bool:
-        return isinstance(try_to_load_from_cache(model, filename), str)
-
-    if cached("config.json") and any(cached(name) for name in _WEIGHTS):
+    if hub_folder(model):
         return True, f"{model} (in the local model cache)"
     return (
         False,

@@ -31,7 +31,7 @@ from lab import (
     sweep,
 )
 from lab.embed import DenseUnavailable, get_embedder
-from lab.rerank import get_reranker, reranker_status
+from lab.rerank import download, get_reranker, reranker_status
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HANDBOOK = "handbook"
@@ -68,9 +68,10 @@ def reranker_problem(model: str) -> str | None:
 
 
 def download_reranker(model: str) -> str | None:
-    """Fetch and load the hub cross-encoder ``model`` (the user asked for it); why not, or None."""
+    """Fetch hub cross-encoder ``model`` into the model cache and load it (the user asked for
+    it); why not, or None."""
     try:
-        get_reranker(model)
+        get_reranker(download(model))
     except DenseUnavailable as exc:
         return str(exc)
     return None

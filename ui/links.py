@@ -24,6 +24,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
+BIND = "query-params"  # a widget with this ``bind`` keeps its value in the URL
 CLEANED_KEY = "url_cleaned"  # True once the session's URL is cleaned
 FIXES_KEY = "url_fixes"  # what cleaning changed, until the sidebar takes it
 WRITTEN_KEY = "url_written"  # what sync() last wrote, per parameter

@@ -6,9 +6,8 @@ widget from the URL on page load, writes changes back, leaves default values out
 drops a value the widget cannot take. :func:`url_notices` names what it dropped, so a pasted link
 that falls back to defaults says why.
 
-Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) is offered only
-where ``lab.embed.dense_status()`` says it can run; elsewhere the sidebar names the one command
-that enables it.
+Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) is the group of
+:mod:`ui.dense`; the link's rules and the parameters no widget binds are :mod:`ui.links`.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -32,21 +30,20 @@ from lab import (
     Question,
     embed,
 )
-from lab.rerank import DEFAULT_RERANKER, can_download
+from lab.rerank import DEFAULT_RERANKER
 
-from . import cache, links
+from . import cache, dense, links
+from .dense import RERANK_TOP_RANGE
 from .draw import md_escape, question_label
 
-BIND = "query-params"
+BIND = links.BIND
 SIZE_RANGE = (100, 4000)
 BUDGET_RANGE = (10, 1000)
-RERANK_TOP_RANGE = (1, 200)
 SETTINGS_KEY = "settings"
 URL_KEY = "url_at_load"  # the query parameters of the session's first run; {} on later runs
 NOTICES_KEY = "url_notices"
 LINK_KEY = "link_params"  # page-level bound widgets' values, for the share link
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
-DOWNLOAD_KEY = "download_reranker_now"  # the user asked to fetch the hub reranker
 
 NEEDS_DENSE = "needs dense=true"
 EXPECTED = {
@@ -61,7 +58,8 @@ EXPECTED = {
     "dense": "true or false",
     "late": f"true or false; {NEEDS_DENSE}",
     "rerank": f"true or false; {NEEDS_DENSE}",
-    "rerank_model": f"a cross-encoder name or folder; {NEEDS_DENSE}",
+    "rerank_model": "a model hub id or the name of a folder in the app's models directory; "
+    + NEEDS_DENSE,
     "rerank_top": f"a whole number from {RERANK_TOP_RANGE[0]} to {RERANK_TOP_RANGE[1]}; "
     + NEEDS_DENSE,
     "question": "a question id of the chosen corpus and split",
@@ -115,12 +113,13 @@ class Settings:
     rerank_model: str = DEFAULT_RERANKER
     rerank_top: int = LabConfig.rerank_top
     question: str | None = None
+    rerank_source: str | None = None  # the folder the chosen reranker loads from
     rerank_problem: str | None = None  # why the chosen reranker cannot be had: it is not used
 
     @property
     def reranker(self) -> str | None:
-        """The cross-encoder in use, or None."""
-        return self.rerank_model if self.rerank and not self.rerank_problem else None
+        """The name of the cross-encoder in use, or None."""
+        return self.rerank_model if self.rerank and self.rerank_source else None
 
     @property
     def config(self) -> LabConfig:
@@ -134,7 +133,7 @@ class Settings:
             resolve_refs=self.resolve_refs,
             dense=embed.DEFAULT_MODEL if self.dense else None,
             late=self.late,
-            rerank=self.reranker,
+            rerank=self.rerank_source if self.reranker else None,
             rerank_top=self.rerank_top,
         )
 
@@ -283,36 +282,12 @@ def sidebar() -> Settings:
             help="Append cited provisions to structure chunks; add reference edges "
             "to the chunk graph.",
         )
-        choice = _dense_group()
+        choice = dense.group()
         notes = st.container()
         question = _question_picker(corpus.split(split), first_run)
     with methods:
         chunkers, modes = _method_widgets(choice.on)
-    problem = _load(embed.DEFAULT_MODEL, cache.embedder_problem) if choice.on else None
-    if problem:
-        notes.error(f"Dense retrieval is off: {md_escape(problem)}", icon=":material/block:")
-        choice = choice.off()
-    rerank_problem = _load(choice.rerank_model, cache.reranker_problem) if choice.rerank else None
-    if rerank_problem:
-        notes.warning(
-            f"Reranking is off: {md_escape(rerank_problem)}. Enter a local cross-encoder folder, "
-            "or download the hub model.",
-            icon=":material/warning:",
-        )
-        if can_download(choice.rerank_model):
-            notes.button(
-                "Download the reranker from the hub",
-                key="download_reranker",
-                on_click=st.session_state.__setitem__,
-                args=(DOWNLOAD_KEY, True),
-            )
-        if st.session_state.pop(DOWNLOAD_KEY, False):
-            with st.spinner(f"Downloading {choice.rerank_model}…"):
-                failed = cache.download_reranker(choice.rerank_model)
-            if failed:
-                notes.error(f"Download failed: {md_escape(failed)}", icon=":material/block:")
-            else:
-                st.rerun()
+    choice = dense.check(choice, notes)
     offered = chunker_options(choice.on)
     settings = Settings(
         corpus=corpus_name,
@@ -330,7 +305,8 @@ def sidebar() -> Settings:
         rerank_model=choice.rerank_model,
         rerank_top=choice.rerank_top,
         question=question,
-        rerank_problem=rerank_problem,
+        rerank_source=choice.rerank_source,
+        rerank_problem=choice.rerank_problem,
     )
     if first_run:
         st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available, fixes)
@@ -396,82 +372,6 @@ def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:
     if not modes:
         st.caption(":material/info: No retrieval mode chosen: showing flat and graph.")
     return chunkers, modes
-
-
-class DenseChoice(NamedTuple):
-    """What the dense retrieval group says: whether dense is available here and on, late
-    chunking, and the reranker."""
-
-    available: bool
-    on: bool = False
-    late: bool = False
-    rerank: bool = False
-    rerank_model: str = DEFAULT_RERANKER
-    rerank_top: int = LabConfig.rerank_top
-
-    def off(self) -> DenseChoice:
-        return self._replace(on=False, late=False, rerank=False)
-
-
-def _dense_group() -> DenseChoice:
-    """The dense retrieval widgets; the reranker's only while dense is on."""
-    st.subheader("Dense retrieval")
-    available, status = embed.dense_status()
-    on = st.toggle(
-        f"Dense embeddings ({embed.DEFAULT_MODEL})",
-        value=False,
-        key="dense",
-        bind=BIND,
-        disabled=not available,
-        help="Embed every chunk and question with a sentence-transformers model: adds the dense "
-        "and hybrid modes and the chunkers that need embeddings, and seeds graph mode from "
-        "the hybrid fusion.",
-    )
-    if not available:
-        st.caption(f":material/block: Unavailable here: {md_escape(status.replace('`', ''))}.")
-        st.code(embed.INSTALL_HINT, language="bash")
-        return DenseChoice(False)
-    if not on:
-        return DenseChoice(True)
-    st.caption(md_escape(status))
-    late = st.toggle(
-        "Late chunking",
-        value=LabConfig.late,
-        key="late",
-        bind=BIND,
-        help="Embed each section whole, then pool every chunk's vector from its tokens "
-        "(Günther et al., 2024), so a chunk's vector knows its context.",
-    )
-    rerank = st.toggle(
-        "Rerank (cross-encoder)",
-        value=False,
-        key="rerank",
-        bind=BIND,
-        help="A cross-encoder reorders the top N chunks of every ranking before assembly.",
-    )
-    if not rerank:
-        return DenseChoice(True, True, late)
-    model = st.text_input(
-        "Cross-encoder",
-        value=DEFAULT_RERANKER,
-        key="rerank_model",
-        bind=BIND,
-        help="A model hub name or a local folder holding a cross-encoder.",
-    )
-    top = st.number_input(
-        "Rerank the top N",
-        *RERANK_TOP_RANGE,
-        value=LabConfig.rerank_top,
-        key="rerank_top",
-        bind=BIND,
-    )
-    return DenseChoice(True, True, late, True, model.strip() or DEFAULT_RERANKER, int(top))
-
-
-def _load(model: str, problem) -> str | None:
-    """Load ``model`` (a spinner shows while it takes long); why it cannot be had, or None."""
-    with st.spinner(f"Loading {model}…"):
-        return problem(model)
 
 
 def run(page: StreamlitPage, settings: Settings) -> None:

@@ -22,6 +22,7 @@ from lab import (
     CHUNKERS,
     DEFAULT_BUDGETS,
     Corpus,
+    CorpusError,
     Index,
     LabCache,
     LabConfig,
@@ -39,10 +40,53 @@ USER = "your corpus"
 USER_CORPUS_KEY = "user_corpus"
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
-def handbook() -> Corpus:
-    """The bundled observatory handbook and its questions."""
-    return load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")
+USER_ID_KEY = "user_corpus_id"  # the store digest of the user's corpus, when it is kept
+HANDBOOK_FILES = ("handbook.md", "handbook_qe.json")
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _bundled(
+    folder: Path, names: tuple[str, str], stamps: tuple
+) -> tuple[Corpus | None, str | None]:
+    """A bundled corpus and, when a file of it is missing or unreadable, what is wrong. Keyed
+    by the files' modification times and sizes, so a repaired file is read again."""
+    doc, qe = (folder / name for name in names)
+    where = f"{folder.name}/"
+    if stamps[0] is None:
+        return None, f"{where}{doc.name} is missing"
+    try:
+        corpus = load_corpus(doc, qe if stamps[1] is not None else None)
+    except CorpusError as exc:
+        return None, f"{where}{doc.name} cannot be used: {exc}"
+    if stamps[1] is None:
+        return corpus, f"{where}{qe.name} is missing, so the handbook has no questions"
+    if not corpus.questions and corpus.errors:
+        return corpus, f"{where}{qe.name} cannot be used: {corpus.errors[0].message}"
+    return corpus, None
+
+
+def _handbook() -> tuple[Corpus | None, str | None]:
+    stamps = tuple(_stamp(DATA / name) for name in HANDBOOK_FILES)
+    return _bundled(DATA, HANDBOOK_FILES, stamps)
+
+
+def handbook() -> Corpus | None:
+    """The bundled observatory handbook and its questions; None when its document is missing
+    or unusable (:func:`handbook_problem` says why)."""
+    return _handbook()[0]
+
+
+def handbook_problem() -> str | None:
+    """What is wrong with the bundled handbook's files, if anything."""
+    return _handbook()[1]
 
 
 def embedder_problem(model: str) -> str | None:
@@ -82,16 +126,24 @@ def corpus_names() -> list[str]:
     return [HANDBOOK, USER] if USER_CORPUS_KEY in st.session_state else [HANDBOOK]
 
 
-def corpus(name: str) -> Corpus:
-    """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else."""
+def corpus(name: str) -> Corpus | None:
+    """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else
+    (None when the handbook cannot be loaded)."""
     if name == USER and USER_CORPUS_KEY in st.session_state:
         return st.session_state[USER_CORPUS_KEY]
     return handbook()
 
 
-def set_user_corpus(user_corpus: Corpus) -> None:
-    """Make ``user_corpus`` this session's "your corpus"."""
+def set_user_corpus(user_corpus: Corpus, digest: str | None = None) -> None:
+    """Make ``user_corpus`` this session's "your corpus"; ``digest`` names its inputs in the
+    corpus store (None: not kept there, so a link cannot carry it)."""
     st.session_state[USER_CORPUS_KEY] = user_corpus
+    st.session_state[USER_ID_KEY] = digest
+
+
+def user_corpus_id() -> str | None:
+    """The store digest of this session's own corpus, when it is kept."""
+    return st.session_state.get(USER_ID_KEY)
 
 
 def shared_and_session(
@@ -107,13 +159,19 @@ def shared_and_session(
     return wrap
 
 
+def bundled(of: Corpus) -> bool:
+    """True for a corpus every session shares (the bundled handbook)."""
+    shared = handbook()
+    return shared is not None and of.digest == shared.digest
+
+
 def pick(pair: tuple[Callable, Callable], of: Corpus) -> Callable:
-    return pair[0] if of.digest == handbook().digest else pair[1]
+    return pair[0] if bundled(of) else pair[1]
 
 
 @shared_and_session(st.cache_resource, max_entries=2, session_entries=1)
 def _workbench(_corpus: Corpus, digest: str) -> LabCache:
-    return LabCache(max_indexes=64 if digest == handbook().digest else 16)
+    return LabCache(max_indexes=64 if bundled(_corpus) else 16)
 
 
 def workbench(of: Corpus) -> LabCache:

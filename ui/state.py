@@ -32,7 +32,7 @@ from lab import (
 )
 from lab.rerank import DEFAULT_RERANKER
 
-from . import cache, dense, links
+from . import cache, corpus_input, dense, links
 from .dense import RERANK_TOP_RANGE
 from .draw import md_escape, question_label
 
@@ -47,7 +47,8 @@ ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
 
 NEEDS_DENSE = "needs dense=true"
 EXPECTED = {
-    "corpus": "a corpus of this session (a pasted corpus is not part of a link)",
+    "corpus": f"{cache.HANDBOOK}, or {cache.USER} with the corpus_id of a corpus kept on this "
+    "server",
     "chunker": "one or more of " + ", ".join(CHUNKERS),
     "mode": "some of " + ", ".join(MODES),
     "size": f"a whole number of characters from {SIZE_RANGE[0]} to {SIZE_RANGE[1]}",
@@ -113,6 +114,7 @@ class Settings:
     rerank_model: str = DEFAULT_RERANKER
     rerank_top: int = LabConfig.rerank_top
     question: str | None = None
+    corpus_id: str | None = None  # the store digest of the user's corpus shown, when kept
     rerank_source: str | None = None  # the folder the chosen reranker loads from
     rerank_problem: str | None = None  # why the chosen reranker cannot be had: it is not used
 
@@ -154,6 +156,7 @@ class Settings:
             "rerank_model": [self.rerank_model],
             "rerank_top": [str(self.rerank_top)],
             "question": [self.question] if self.question else [],
+            "corpus_id": [self.corpus_id] if self.corpus_id else [],
         }
 
     def link_params(self) -> dict[str, list[str]]:
@@ -237,6 +240,7 @@ def sidebar() -> Settings:
     url = {k: st.query_params.get_all(k) for k in st.query_params} if first_run else {}
     st.session_state[URL_KEY] = url
     st.session_state[LINK_KEY] = {}
+    reopened = corpus_input.from_link() if first_run else None
     with st.sidebar:
         st.subheader("Experiment")
         corpus_name = st.selectbox("Corpus", cache.corpus_names(), key="corpus", bind=BIND)
@@ -284,11 +288,13 @@ def sidebar() -> Settings:
         )
         choice = dense.group()
         notes = st.container()
-        question = _question_picker(corpus.split(split), first_run)
+        question = _question_picker(corpus.split(split) if corpus else (), first_run)
     with methods:
         chunkers, modes = _method_widgets(choice.on)
     choice = dense.check(choice, notes)
     offered = chunker_options(choice.on)
+    corpus_id = cache.user_corpus_id() if corpus_name == cache.USER else None
+    links.sync(corpus_input.CORPUS_ID, [corpus_id] if corpus_id else [])
     settings = Settings(
         corpus=corpus_name,
         chunkers=tuple(c for c in offered if c in chunkers)
@@ -305,11 +311,15 @@ def sidebar() -> Settings:
         rerank_model=choice.rerank_model,
         rerank_top=choice.rerank_top,
         question=question,
+        corpus_id=corpus_id,
         rerank_source=choice.rerank_source,
         rerank_problem=choice.rerank_problem,
     )
-    if first_run:
-        st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available, fixes)
+    if first_run:  # a corpus the link names but the store lost is said once, not twice
+        checked = {k: v for k, v in url.items() if not (reopened and k == "corpus")}
+        st.session_state[NOTICES_KEY] = ([reopened] if reopened else []) + url_notices(
+            checked, settings, choice.available, fixes
+        )
     st.session_state[SETTINGS_KEY] = settings
     return settings
 
@@ -379,12 +389,31 @@ def run(page: StreamlitPage, settings: Settings) -> None:
     early still has it, and again once the page has added its own choices to it."""
     link = st.sidebar.empty()
     _draw_link(link, settings, page)
+    if not _corpus_ready(settings, page):
+        return
     st.session_state[ENTRY_KEY] = True
     try:
         page.run()
     finally:
         st.session_state[ENTRY_KEY] = False
     _draw_link(link, settings, page)
+
+
+def _corpus_ready(settings: Settings, page: StreamlitPage) -> bool:
+    """Say what is wrong with the bundled handbook's files, if anything; False when there is no
+    corpus to show (the Your corpus page still runs, so the user can load one)."""
+    problem = cache.handbook_problem() if settings.corpus == cache.HANDBOOK else None
+    missing = cache.corpus(settings.corpus) is None
+    if problem:
+        shown = st.error if missing else st.warning
+        shown(f"The bundled handbook is incomplete: {md_escape(problem)}.", icon=":material/error:")
+    if not missing or page.url_path == corpus_input.PAGE:
+        return True
+    st.info("Every page needs a corpus: load your own document and questions.")
+    st.page_link(
+        f"pages/{corpus_input.PAGE}.py", label="Your corpus", icon=":material/upload_file:"
+    )
+    return False
 
 
 def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:

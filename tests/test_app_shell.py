@@ -341,3 +341,81 @@ def test_the_share_link_names_the_page_shown_not_the_address_typed(
     address, base_path, page, expected
 ):
     assert links.page_url(address, base_path, page) == expected
+
+
+# A broken install: the bundled handbook's files missing or empty --------------------------------
+
+ALL_PAGES = (
+    "pages/index_overview.py",
+    "pages/recall_tables.py",
+    "pages/sweep_charts.py",
+    "pages/question_drilldown.py",
+    "pages/chunk_graph.py",
+    "pages/your_corpus.py",
+)
+NOTES = "# Notes\n\n## 1 Rules\n\n### 1.1 Cats\n\nCats may sleep on the sofa.\n"
+NOTES_QE = (
+    '[{"id": "c1", "question": "Where may cats sleep?", '
+    '"evidence": ["Cats may sleep on the sofa."]}]'
+)
+
+
+@pytest.fixture
+def data_folder(tmp_path, monkeypatch):
+    """The bundled data copied to a folder the test may break, and the app pointed at it."""
+    import ui.cache
+
+    for name in ("handbook.md", "handbook_qe.json"):
+        (tmp_path / name).write_bytes((ui.cache.DATA / name).read_bytes())
+    monkeypatch.setattr(ui.cache, "DATA", tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty"])
+def test_without_the_handbook_every_page_says_so_and_your_corpus_still_works(data_folder, damage):
+    document = data_folder / "handbook.md"
+    document.unlink() if damage == "missing" else document.write_text("")
+    said = "is missing" if damage == "missing" else "cannot be used\\: Document 'handbook' is empty"
+    for page in ALL_PAGES:
+        app = open_app(page)
+        assert not app.exception, page
+        assert any(f"handbook\\.md {said}" in e.value for e in app.error), page
+        if page != "pages/your_corpus.py":
+            assert any("needs a corpus" in i.value for i in app.info), page
+    app.text_area(key="yc_document__widget").set_value(NOTES)
+    app.text_area(key="yc_qe__widget").set_value(NOTES_QE)
+    app.run().button[-1].click()  # "Check and load"
+    app.run()
+    assert settings(app).corpus == USER
+    for page in ALL_PAGES:
+        app.switch_page(page).run()
+        assert not app.exception, page
+        assert not any("needs a corpus" in i.value for i in app.info), page
+    assert settings(app).question == "c1"
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "handbook\\_qe\\.json is missing, so the handbook has no questions"),
+        ("", "The QE JSON is empty"),
+        ("{", "not valid JSON"),
+    ],
+)
+def test_without_the_handbooks_questions_the_pages_run_without_them(data_folder, content, said):
+    questions = data_folder / "handbook_qe.json"
+    questions.unlink() if content is None else questions.write_text(content)
+    for page in ALL_PAGES:
+        app = open_app(page)
+        assert not app.exception, page
+        assert any(said in w.value for w in app.warning), page
+    assert settings(app).question is None
+
+
+def test_the_bundled_example_button_says_when_its_files_are_missing(data_folder):
+    (data_folder / "handbook.md").unlink()
+    app = open_app("pages/your_corpus.py")
+    next(b for b in app.button if b.label == "Fill in the bundled example").click().run()
+    assert not app.exception
+    assert any("handbook\\.md cannot be read" in e.value for e in app.error)
+    assert app.text_area(key="yc_qe__widget").value.startswith("{")  # the questions still came

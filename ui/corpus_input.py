@@ -106,10 +106,17 @@ def take_upload(key: str) -> None:
 
 
 def fill_example() -> None:
-    """Put the bundled handbook and its questions into the inputs."""
-    put(DOC, (cache.DATA / "handbook.md").read_text(encoding="utf-8"))
-    put(QE, (cache.DATA / "handbook_qe.json").read_text(encoding="utf-8"))
-    put(NAME, "handbook")
+    """Put the bundled handbook and its questions into the inputs (a button callback); a file
+    that cannot be read is said, and its input left as it was."""
+    errors = st.session_state.setdefault(UPLOAD_ERROR, {})
+    for key, name in zip((DOC, QE), cache.HANDBOOK_FILES, strict=True):
+        errors.pop(key, None)
+        try:
+            put(key, (cache.DATA / name).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            errors[key] = f"The bundled example's {name} cannot be read ({type(exc).__name__})."
+    if DOC not in errors:
+        put(NAME, "handbook")
 
 
 @dataclass(frozen=True)

@@ -334,6 +334,8 @@ def _question_picker(questions: Sequence[Question], first_run: bool) -> str | No
     given = st.query_params.get_all("question") if first_run else links.changed_outside("question")
     if given and given[-1] in ids:
         st.session_state["question"] = given[-1]
+    elif st.session_state.get("question") not in ids:  # a question of another split or corpus
+        st.session_state.pop("question", None)
     labels = {q.id: question_label(q.id, q.question) for q in questions}
     question = st.selectbox(
         "Question",

@@ -514,6 +514,32 @@ def test_user_text_reaches_the_page_escaped():
     assert not any("<b>tie</b>" in m.value for m in at.markdown)
 
 
+def test_addresses_in_user_text_stay_text_everywhere():
+    from test_app_pages import GFM_EMAIL, GFM_URL
+
+    text = DOCUMENT.replace(
+        "It runs from the crane to the lighthouse.",
+        "Questions go to harbour.master@example.org or https://www.example.org/quay.",
+    )
+    questions = [
+        {
+            "id": "www.example.com",
+            "question": "Whom do I ask, harbour.master@example.org or www.example.org?",
+            "evidence": [
+                "Questions go to harbour.master@example.org or https://www.example.org/quay."
+            ],
+        }
+    ]
+    at = type_corpus(app_on(CORPUS), text, json.dumps(questions), name="see www.example.net")
+    for page in ("pages/index_overview.py", DRILL, GRAPH):
+        at.switch_page(page).run()
+        shown = [e.value for e in (*at.markdown, *at.caption, *at.sidebar.caption)]
+        assert any("harbour" in v for v in shown), page
+        for value in shown:
+            plain = re.sub(r"\\(.)", r"\1", value)
+            assert not GFM_URL.search(plain) and not GFM_EMAIL.search(plain), (page, value)
+
+
 def test_forgetting_the_corpus_returns_to_the_handbook_and_keeps_the_text():
     at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
     click(at, "Forget my corpus")

@@ -1,5 +1,7 @@
 """AppTest of the index overview, recall tables and sweep charts pages, and their drawings."""
 
+import re
+
 import pandas as pd
 import pytest
 from app_support import PAGES, open_app
@@ -233,6 +235,24 @@ def test_verdict_matrix_names_each_question_by_id_and_text(handbook):
         "q04 · What is the largest group allowed on a tour, and can a school…"
     )
     assert recall.verdict_matrix().to_dict()["encoding"]["y"]["field"] == "label"
+
+
+# GitHub's autolink literals as Streamlit's markdown finds them in text (mdast-util-gfm-autolink-
+# literal): a web address, and an e-mail address.
+GFM_URL = re.compile(r"(https?://|www(?=\.))([-.\w]+)([^ \t\r\n]*)", re.IGNORECASE)
+GFM_EMAIL = re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)")
+
+
+def test_markdown_escape_keeps_web_and_mail_addresses_from_becoming_links():
+    text = (
+        "See <https://www.gnu.org/licenses/> or WWW.fsf.org; write to licensing@fsf.org "
+        "(mailto:a@b.c, http://a.b/c?d=1)."
+    )
+    out = draw.md_escape(text)
+    shown = re.sub(r"\\(.)", r"\1", out)  # the text the markdown parser keeps
+    assert not GFM_URL.search(shown)
+    assert not GFM_EMAIL.search(shown)
+    assert shown.replace("\u2060", "") == text  # only invisible word joiners added
 
 
 def test_markdown_escape_keeps_text_literal():

@@ -7,11 +7,11 @@ from ui import cache, draw, overview, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
-result = cache.lab(corpus, settings.config)
 
 st.title("Index overview")
 st.caption(f"Corpus: {draw.md_escape(corpus.name)}")
 overview.corpus_summary(corpus)
+result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")
 st.caption(

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
 import streamlit as st
 
 from lab import (
@@ -33,6 +32,9 @@ from lab import (
 )
 from lab.embed import DenseUnavailable, get_embedder
 from lab.rerank import download, get_reranker, reranker_status
+
+if TYPE_CHECKING:  # altair loads with the first chart, not with the sidebar
+    import altair as alt
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HANDBOOK = "handbook"
@@ -197,6 +199,8 @@ def _sweep_rows(
 @shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _view(digest: str, key: Hashable, _build: Callable[..., Any], _args: tuple) -> Any:
     made = _build(*_args)
+    import altair as alt
+
     return made.to_dict(validate=False) if isinstance(made, alt.TopLevelMixin) else made
 
 

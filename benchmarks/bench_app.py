@@ -52,7 +52,8 @@ if __name__ == "__main__":
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     new_budgets = [b for b in range(130, 1000, 10) if b not in DEFAULT_BUDGETS][:repeats]
     switches = switch_ms(repeats)
-    print(f"{'page':<28}{'warm rerun':>14}{'new budget':>14}{'switch to':>14}   ms, median / fastest")
+    head = f"{'page':<28}{'warm rerun':>14}{'new budget':>14}{'switch to':>14}"
+    print(f"{head}   ms, median / fastest")
     for page in PAGES:
         warm = rerun_ms(page, [None] * repeats)
         change = rerun_ms(page, new_budgets)

@@ -293,6 +293,8 @@ def test_without_the_dense_packages_every_page_works_and_says_so_in_one_line(no_
     assert all(embed.INSTALL_HINT not in c.value for c in app.sidebar.code)  # no install line
     assert not any("Unavailable here" in c.value for c in app.sidebar.caption)
     assert settings(app).config.dense is None
+    keys = [getattr(e, "key", None) for e in app.sidebar]
+    assert keys.index("question") < keys.index("chunker")  # the question sits with its split
 
 
 def test_how_to_enable_dense_retrieval_is_the_readmes_section():

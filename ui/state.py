@@ -254,6 +254,7 @@ def sidebar() -> Settings:
             help="Score the test questions, the train questions (the QES chunkers learn from "
             "these), or all of them.",
         )
+        question = _question_picker(corpus.split(split) if corpus else (), first_run)
         methods = st.container()  # chunkers and modes, drawn once the dense toggle is read
         size = st.number_input(
             "Chunk size L (characters)",
@@ -288,7 +289,6 @@ def sidebar() -> Settings:
         )
         choice = dense.group()
         notes = st.container()
-        question = _question_picker(corpus.split(split) if corpus else (), first_run)
     with methods:
         chunkers, modes = _method_widgets(choice.on)
     choice = dense.check(choice, notes)

@@ -20,7 +20,8 @@ else:
     case = f" · case: {md_escape(q.case)}" if q.case else ""
     st.markdown(f"#### {md_escape(q.question)}")
     st.caption(
-        f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence spans{case} · "
+        f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence "
+        f"{'span' if len(q.evidence) == 1 else 'spans'}{case} · "
         f"L = {settings.size} characters · budget = {settings.budget} words"
         + state.retrieval_note(settings, " · ")
     )

@@ -234,7 +234,9 @@ def test_verdict_matrix_names_each_question_by_id_and_text(handbook):
     assert data["label"].iloc[0] == (
         "q04 · What is the largest group allowed on a tour, and can a school…"
     )
-    assert recall.verdict_matrix().to_dict()["encoding"]["y"]["field"] == "label"
+    encoding = recall.verdict_matrix().to_dict()["encoding"]
+    assert encoding["y"]["field"] == "label"
+    assert encoding["x"]["axis"]["labelOverlap"] is False  # every configuration is named
 
 
 # GitHub's autolink literals as Streamlit's markdown finds them in text (mdast-util-gfm-autolink-

@@ -160,7 +160,8 @@ def verdict_matrix() -> alt.Chart:
                 "configuration:N",
                 sort=alt.EncodingSortField("c_order"),
                 title=None,
-                axis=alt.Axis(labelAngle=-35, orient="top"),
+                # slanted labels sit side by side; their boxes overlap, the text does not
+                axis=alt.Axis(labelAngle=-45, orient="top", labelOverlap=False),
             ),
             y=alt.Y(
                 "label:N",

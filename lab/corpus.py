@@ -6,9 +6,11 @@ part of the input still loads. Evidence strings are located whitespace-insensiti
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,9 +22,39 @@ from .parse import Document, parse_document
 SPLITS = ("train", "test")
 MAX_DOCUMENT_CHARS = 5_000_000
 MAX_QE_CHARS = 5_000_000
+MAX_NESTING = 32  # a QE file needs 5 levels; anything deeper is left out rather than recursed into
 
 _WORD = re.compile(r"\S+")
 KEY_WORDS = 3
+
+# Look-alike characters that keyboards, word processors and PDF extraction put in place of one
+# another, by kind, with the plain text each folds to. Evidence not found as typed is looked for
+# again with both texts folded, and the difference is reported.
+LOOKALIKES: dict[str, dict[str, str]] = {
+    "quotes": dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
+    | dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),
+    "dashes": dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+    "ligatures": {
+        "\ufb00": "ff",
+        "\ufb01": "fi",
+        "\ufb02": "fl",
+        "\ufb03": "ffi",
+        "\ufb04": "ffl",
+        "\ufb05": "st",
+        "\ufb06": "st",
+    },
+    "ellipses": {"\u2026": "..."},
+    "soft hyphens": dict.fromkeys("\u00ad\u200b\u200c\u200d\u2060", ""),
+}
+_FOLD = {c: plain for table in LOOKALIKES.values() for c, plain in table.items()}
+_FOLD_TABLE = str.maketrans(_FOLD)
+_FOLDED_CHAR = re.compile("[" + "".join(_FOLD) + "]")
+# The plain forms count too when saying what differs ("'" against "\u2019").
+_KIND_OF = {c: kind for kind, table in LOOKALIKES.items() for c in table} | {
+    "'": "quotes",
+    '"': "quotes",
+    "-": "dashes",
+}
 
 
 class CorpusError(ValueError):
@@ -88,9 +120,11 @@ class Corpus:
 
 
 class _Locator:
-    """Finds text in a document with any run of whitespace matching any other run."""
+    """Finds text in a document with any run of whitespace matching any other run; failing that,
+    with look-alike characters folded (:data:`LOOKALIKES`)."""
 
     def __init__(self, text: str):
+        self.text = text
         words = list(_WORD.finditer(text))
         self.flat = " ".join(m.group() for m in words)
         if not words:
@@ -116,37 +150,63 @@ class _Locator:
             pos += len(word) + 1
         return table
 
-    def find_all(self, needle: str, limit: int | None = None) -> list[tuple[int, int]]:
-        """Occurrences that start at a word, in order; failing those, anywhere (as ``str.find``)."""
+    @cached_property
+    def folded(self) -> tuple[str, np.ndarray]:
+        """The flat text with look-alikes folded, and the flat offset of each folded character."""
+        lengths = np.ones(len(self.flat), dtype=np.int64)
+        for m in _FOLDED_CHAR.finditer(self.flat):
+            lengths[m.start()] = len(_FOLD[m.group()])
+        return self.flat.translate(_FOLD_TABLE), np.repeat(np.arange(len(self.flat)), lengths)
+
+    def _haystack(self, needle: str, folded: bool) -> tuple[str, str, np.ndarray | None]:
         flat_needle = " ".join(needle.split())
+        if not folded:
+            return self.flat, flat_needle, None
+        hay, to_flat = self.folded
+        return hay, flat_needle.translate(_FOLD_TABLE), to_flat
+
+    def _span(self, p: int, length: int, to_flat: np.ndarray | None) -> tuple[int, int]:
+        """Original ``[start, end)`` of ``length`` haystack characters from position ``p``."""
+        first, last = (p, p + length - 1) if to_flat is None else to_flat[[p, p + length - 1]]
+        return int(self.offsets[first]), int(self.offsets[last]) + 1
+
+    def find_all(
+        self, needle: str, limit: int | None = None, *, folded: bool = False
+    ) -> list[tuple[int, int]]:
+        """Occurrences that start at a word, in order; failing those, anywhere (as ``str.find``).
+        ``folded``: look-alike characters folded in both texts."""
+        hay, flat_needle, to_flat = self._haystack(needle, folded)
         if not flat_needle:
             return []
         key = flat_needle.split(" ", KEY_WORDS)[:KEY_WORDS]
         hits = []
-        if len(key) == KEY_WORDS:
+        if len(key) == KEY_WORDS and not folded:
             starts = self.word_starts.get(" ".join(key), ())
-            hits = [p for p in starts if self.flat.startswith(flat_needle, p)]
+            hits = [p for p in starts if hay.startswith(flat_needle, p)]
         if not hits:
             anywhere = []
-            pos = self.flat.find(flat_needle)
+            pos = hay.find(flat_needle)
             while pos >= 0:
                 anywhere.append(pos)
-                pos = self.flat.find(flat_needle, pos + 1)
-            hits = [p for p in anywhere if p == 0 or self.flat[p - 1] == " "] or anywhere
-        return [
-            (int(self.offsets[p]), int(self.offsets[p + len(flat_needle) - 1]) + 1)
-            for p in hits[:limit]
-        ]
+                pos = hay.find(flat_needle, pos + 1)
+            hits = [p for p in anywhere if p == 0 or hay[p - 1] == " "] or anywhere
+        return [self._span(p, len(flat_needle), to_flat) for p in hits[:limit]]
 
-    def find_at(self, needle: str, start: int) -> tuple[int, int] | None:
-        """The occurrence that begins at original offset ``start``."""
-        flat_needle = " ".join(needle.split())
+    def find_at(self, needle: str, start: int, *, folded: bool = False) -> tuple[int, int] | None:
+        """The occurrence that begins at original offset ``start``, or at the first character
+        after whitespace there (evidence copied with a leading space pins the space)."""
+        text = self.text
+        while start < len(text) and text[start].isspace():
+            start += 1
+        hay, flat_needle, to_flat = self._haystack(needle, folded)
         i = int(np.searchsorted(self.offsets, start))
         if not flat_needle or i >= len(self.offsets) or self.offsets[i] != start:
             return None
-        if not self.flat.startswith(flat_needle, i):
+        if to_flat is not None:
+            i = int(np.searchsorted(to_flat, i))
+        if not hay.startswith(flat_needle, i):
             return None
-        return start, int(self.offsets[i + len(flat_needle) - 1]) + 1
+        return self._span(i, len(flat_needle), to_flat)
 
 
 def _preview(text: str, words: int = 6) -> str:
@@ -155,22 +215,102 @@ def _preview(text: str, words: int = 6) -> str:
     return head + (" ..." if len(parts) > words else "")
 
 
+# Byte-order marks, longest first (UTF-32's little-endian mark begins with UTF-16's).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8-sig", "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
+)
+
+
 def decode_text(data: bytes | str, what: str) -> str:
-    """UTF-8 text from an upload; a precise CorpusError for binary or non-UTF-8 input."""
+    """Text from an upload: UTF-8, or any UTF with a byte-order mark. A precise CorpusError for
+    binary input and for text in another encoding."""
     if isinstance(data, str):
         return data
-    if b"\x00" in data[:8192]:
-        raise CorpusError(f"{what} looks like a binary file, not text.")
+    encoding, name = "utf-8", "UTF-8"
+    for bom, codec, label in _BOMS:
+        if data.startswith(bom):
+            encoding, name = codec, label
+            break
+    else:
+        sample = data[:8192]
+        if b"\x00" in sample:
+            if _looks_like_utf16(sample):
+                raise CorpusError(
+                    f"{what} is not UTF-8 text: it looks like UTF-16 without a byte-order "
+                    "mark; save it as UTF-8."
+                )
+            raise CorpusError(f"{what} looks like a binary file, not text.")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
+        fix = "" if name == "UTF-8" else " (its byte-order mark says so)"
         raise CorpusError(
-            f"{what} is not UTF-8 text (bad byte at position {exc.start}); save it as UTF-8."
+            f"{what} is not {name} text{fix} (bad byte at position {exc.start}); save it as UTF-8."
         ) from None
+
+
+def _looks_like_utf16(sample: bytes) -> bool:
+    """Mostly-ASCII text in UTF-16 has a zero in nearly every other byte, and nowhere else."""
+    half = len(sample) // 2
+    if half < 2:
+        return False
+    for zeros, other in ((sample[1::2], sample[0::2]), (sample[0::2], sample[1::2])):
+        if zeros.count(0) >= 0.9 * half and other.count(0) <= 0.1 * half:
+            return True
+    return False
+
+
+def normalise_newlines(text: str) -> tuple[str, list[int]]:
+    """``text`` with CRLF and lone CR line breaks turned into LF, and the original offsets of the
+    CRs removed (a pinned start ``s`` of the original is ``shift_offset(s, removed)`` after)."""
+    if "\r" not in text:
+        return text, []
+    removed = [m.start() for m in re.finditer("\r\n", text)]
+    return text.replace("\r\n", "\n").replace("\r", "\n"), removed
+
+
+def shift_offset(offset: int, removed: list[int]) -> int:
+    """An offset of the original text in the text with the ``removed`` characters taken out."""
+    return offset - bisect_left(removed, offset)
+
+
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def cap_nesting(text: str, limit: int = MAX_NESTING) -> tuple[str, int | None]:
+    """JSON ``text`` with each value nested deeper than ``limit`` levels replaced by ``null``, and
+    the offset where the first such value began (None when none did)."""
+    if text.count("[") + text.count("{") <= limit:
+        return text, None
+    pieces: list[str] = []
+    depth, pos, cut, first = 0, 0, None, None
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth == limit + 1:
+                cut = m.start()
+        elif token in ("]", "}"):
+            if depth == limit + 1 and cut is not None:
+                pieces += [text[pos:cut], "null"]
+                pos, first, cut = m.end(), cut if first is None else first, None
+            depth -= 1
+    if cut is not None:  # never closed: the rest is dropped, and the JSON error says where
+        pieces.append(text[pos:cut])
+        return "".join(pieces), cut if first is None else first
+    if first is None:
+        return text, None
+    pieces.append(text[pos:])
+    return "".join(pieces), first
 
 
 def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputError]]:
     """Question objects from QE JSON (an object with "questions" or a bare list)."""
+    nesting: list[InputError] = []
     if isinstance(raw, (str, bytes)):
         try:
             text = decode_text(raw, "The QE file")
@@ -184,23 +324,35 @@ def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputErro
             ]
         if not text.strip():
             return [], [InputError("The QE JSON is empty.")]
+        text, deep = cap_nesting(text)
+        if deep is not None:
+            line = text.count("\n", 0, deep) + 1
+            column = deep - text.rfind("\n", 0, deep)
+            nesting.append(
+                InputError(
+                    f"The QE JSON nests deeper than {MAX_NESTING} levels at line {line}, "
+                    f"column {column}; values that deep were left out."
+                )
+            )
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as exc:
             return [], [
+                *nesting,
                 InputError(
                     f"The QE JSON is not valid JSON: {exc.msg} "
                     f"at line {exc.lineno}, column {exc.colno}."
-                )
+                ),
             ]
     items = raw.get("questions") if isinstance(raw, dict) else raw
     if not isinstance(items, list):
         return [], [
+            *nesting,
             InputError(
                 'The QE JSON must be a list of questions or an object with a "questions" list.'
-            )
+            ),
         ]
-    return items, []
+    return items, nesting
 
 
 def _check_question(
@@ -253,9 +405,34 @@ def _check_question(
     }, []
 
 
+def _lookalike_note(found: str, typed: str) -> str:
+    """What the document's text differs by from the typed evidence, kind by kind."""
+    parts = []
+    for kind in LOOKALIKES:
+        ours = sorted({c for c in found if _KIND_OF.get(c) == kind})
+        theirs = sorted({c for c in typed if _KIND_OF.get(c) == kind})
+        if ours != theirs:
+            parts.append(f"{kind} ({_chars(ours)} in the document, {_chars(theirs)} typed)")
+    return "; ".join(parts) or "look-alike characters"
+
+
+def _chars(chars: list[str]) -> str:
+    if not chars:
+        return "none"
+    return " ".join(c if c.isprintable() and not c.isspace() else f"U+{ord(c):04X}" for c in chars)
+
+
 def _locate(
-    entry: object, qid: str, doc_index: int, document: Document, locator: _Locator
+    entry: object,
+    qid: str,
+    doc_index: int,
+    document: Document,
+    locator: _Locator,
+    removed: list[int] = (),
 ) -> tuple[Evidence | None, list[InputError]]:
+    """Find one evidence entry: at its pinned start (an offset of the text as given, before line
+    endings were normalised), else its first occurrence; failing both, the same with look-alike
+    characters folded, with a warning that says what differed."""
     pinned = None
     if isinstance(entry, dict):
         text, pinned = entry.get("text"), entry.get("start")
@@ -270,9 +447,13 @@ def _locate(
     if not isinstance(text, str) or not text.strip():
         return None, [InputError("an evidence entry is empty or not text.", qid)]
     errors: list[InputError] = []
-    span = None
+    span, folded = None, False
     if pinned is not None:
-        span = locator.find_at(text, pinned)
+        at = shift_offset(pinned, removed)
+        for folded in (False, True):
+            span = locator.find_at(text, at, folded=folded)
+            if span is not None:
+                break
         if span is None:
             errors.append(
                 InputError(
@@ -283,7 +464,10 @@ def _locate(
                 )
             )
     if span is None:
-        found = locator.find_all(text, limit=2)
+        for folded in (False, True):
+            found = locator.find_all(text, limit=2, folded=folded)
+            if found:
+                break
         if not found:
             return None, [InputError(f"evidence not found: {_preview(text)!r}", qid)]
         span = found[0]
@@ -297,18 +481,33 @@ def _locate(
                 )
             )
     start, end = span
+    if folded:
+        errors.append(
+            InputError(
+                f"evidence {_preview(text)!r} is not in the document as typed; it matches "
+                f"where they differ in {_lookalike_note(document.text[start:end], text)}: "
+                "using that match.",
+                qid,
+                "warning",
+            )
+        )
     return Evidence(
         text, doc_index, start, end, document.unit_at(start), document.unit_at(end - 1)
     ), errors
 
 
 def build_corpus(documents: dict[str, str], qe: str | bytes | dict | list | None) -> Corpus:
-    """A corpus from document texts by name and QE JSON (text, parsed object or list)."""
+    """A corpus from document texts by name and QE JSON (text, parsed object or list).
+
+    Line endings are normalised to LF (a CRLF file chunks as its LF twin); pinned evidence
+    starts still count in the text as given."""
     if not documents:
         raise CorpusError("No document was given.")
     parsed: list[Document] = []
+    removed: list[list[int]] = []  # per document, the CRs taken out of its line endings
     for name, text in documents.items():
-        text = decode_text(text, f"Document {name!r}")
+        text, crs = normalise_newlines(decode_text(text, f"Document {name!r}"))
+        removed.append(crs)
         if len(text) > MAX_DOCUMENT_CHARS:
             raise CorpusError(
                 f"Document {name!r} is {len(text):,} characters; "
@@ -334,7 +533,12 @@ def build_corpus(documents: dict[str, str], qe: str | bytes | dict | list | None
         evidence, ok = [], True
         for entry in checked["evidence"]:
             ev, problems = _locate(
-                entry, checked["id"], doc_index, parsed[doc_index], locators[doc_index]
+                entry,
+                checked["id"],
+                doc_index,
+                parsed[doc_index],
+                locators[doc_index],
+                removed[doc_index],
             )
             errors.extend(problems)
             if ev is None:

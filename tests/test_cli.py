@@ -293,6 +293,18 @@ def test_bad_question_warning_also_shows_with_the_table(capsys, tmp_path):
     assert "fixed" in out
 
 
+def test_deeply_nested_question_is_one_warning_line_and_the_rest_run(capsys, tmp_path):
+    deep = '{"id": "q98", "question": "Deep?", "evidence": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    body = json.dumps({"questions": HANDBOOK_QUESTIONS})
+    qe = write(tmp_path, "qe.json", body[:-2] + ", " + deep + "]}")
+    code, out, err = run_cli(capsys, "run", "--qe", qe, "--chunker", "fixed", "--format", "json")
+    assert code == 0, err
+    assert "Traceback" not in err and "RecursionError" not in err
+    lines = err.splitlines()
+    assert lines[0].startswith(f"warning: {qe}: The QE JSON nests deeper than 32 levels")
+    assert [q["id"] for q in json.loads(out)["runs"][0]["questions"]] == SPLIT_IDS["test"]
+
+
 def test_no_valid_question_is_an_error(capsys, tmp_path):
     qe = write(tmp_path, "qe.json", json.dumps([BAD]))
     code, out, err = run_cli(capsys, "run", "--qe", qe)

@@ -163,7 +163,10 @@ def test_empty_qe_text_is_reported_not_raised():
 
 @pytest.mark.parametrize(
     ("qe", "phrase"),
-    [(b"\xff\xfe{}", "not UTF-8 text (bad byte at position 0)"), (b'{"a\x00": 1}', "binary file")],
+    [
+        (b'{"caf\xe9": 1}', "not UTF-8 text (bad byte at position 5)"),
+        (b'{"a\x00": 1}', "binary file"),
+    ],
 )
 def test_undecodable_qe_is_reported_and_the_document_still_loads(qe, phrase):
     c = build_corpus({"d": DOC}, qe)
@@ -273,3 +276,188 @@ def test_handbook_loads_cleanly(handbook):
     for q in handbook.questions:
         for ev in q.evidence:
             assert " ".join(text[ev.start : ev.end].split()) == " ".join(ev.text.split())
+
+
+# --- input as it arrives from other tools -------------------------------------------------------
+
+
+def test_pinned_evidence_with_a_leading_space_keeps_its_pin():
+    # Benchmarks export evidence with the space (or line break) before it, pinned at that space.
+    second = DOC.rindex(REPEATED)
+    for typed in (" " + REPEATED, "\n" + REPEATED, "  " + REPEATED + " "):
+        c = corpus(question(evidence=[{"text": typed, "start": second - 1}]))
+        (ev,) = c.questions[0].evidence
+        assert (ev.start, ev.end) == (second, second + len(REPEATED)), repr(typed)
+        assert c.errors == ()
+
+
+def test_pinned_start_inside_the_whitespace_before_the_evidence_still_counts():
+    doc = "First rule.\n\n\n   Second rule applies here."
+    pin = doc.index("\n")  # the first of several whitespace characters before the evidence
+    c = corpus(
+        question(evidence=[{"text": "\n\n Second rule applies here.", "start": pin}]), doc=doc
+    )
+    (ev,) = c.questions[0].evidence
+    assert doc[ev.start : ev.end] == "Second rule applies here."
+    assert c.errors == ()
+
+
+def test_crlf_document_is_the_same_document_as_its_lf_twin():
+    crlf = DOC.replace("\n", "\r\n")
+    one, two = corpus(question(), doc=DOC), corpus(question(), doc=crlf)
+    assert two.documents[0].text == DOC
+    assert one.digest == two.digest
+    assert [(u.start, u.end) for u in two.documents[0].units] == [
+        (u.start, u.end) for u in one.documents[0].units
+    ]
+
+
+def test_crlf_chunks_like_lf():
+    from lab import build_index
+
+    text = "\n\n".join(
+        f"## {n} Part\n\nSentence one of part {n} is here.\nSentence two of part {n} follows."
+        for n in range(1, 9)
+    )
+    lf = build_corpus({"d": text}, None)
+    crlf = build_corpus({"d": text.replace("\n", "\r\n")}, None)
+    for chunker in ("fixed", "sentence", "structure"):
+        assert [c.source for c in build_index(crlf, chunker, 120).chunks] == [
+            c.source for c in build_index(lf, chunker, 120).chunks
+        ], chunker
+
+
+def test_pinned_start_counted_in_the_crlf_text_still_finds_its_occurrence():
+    crlf = DOC.replace("\n", "\r\n")
+    pin = crlf.rindex(REPEATED)  # an offset of the file as the user has it
+    c = corpus(question(evidence=[{"text": REPEATED, "start": pin}]), doc=crlf)
+    (ev,) = c.questions[0].evidence
+    assert ev.start == DOC.rindex(REPEATED)
+    assert c.errors == ()
+
+
+def test_lone_carriage_returns_are_line_breaks():
+    c = corpus(question(evidence=["Dogs stay outside."]), doc=DOC.replace("\n", "\r"))
+    assert c.documents[0].text == DOC
+    assert c.errors == ()
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_with_a_byte_order_mark_are_decoded(codec):
+    data = "Caf\u00e9 rules. Dogs stay outside.".encode(codec)
+    if codec == "utf-16-be":
+        data = b"\xfe\xff" + data
+    c = build_corpus({"menu": data}, json.dumps([question()]).encode("utf-16"))
+    assert c.documents[0].text == "Caf\u00e9 rules. Dogs stay outside."
+    assert [q.id for q in c.questions] == ["q1"] and c.errors == ()
+
+
+def test_utf16_without_a_byte_order_mark_is_not_called_binary():
+    data = "Dogs stay outside.".encode("utf-16-le")
+    with pytest.raises(CorpusError) as info:
+        build_corpus({"menu": data}, None)
+    message = str(info.value)
+    assert message.startswith("Document 'menu' is not UTF-8 text")
+    assert "UTF-16" in message and "binary" not in message
+
+
+def test_utf16_file_loads_from_disk(tmp_path):
+    path = tmp_path / "rules.md"
+    path.write_bytes(DOC.encode("utf-16"))
+    assert load_corpus(path).documents[0].text == DOC
+
+
+def test_deeply_nested_qe_is_one_message_and_the_valid_questions_still_load():
+    deep = "[" * 100_000 + "]" * 100_000
+    qe = (
+        '{"questions": ['
+        + json.dumps(question("q1"))
+        + ', {"id": "q2", "question": "Deep?", "evidence": '
+        + deep
+        + "}, "
+        + json.dumps(question("q3"))
+        + "]}"
+    )
+    c = build_corpus({"d": DOC}, qe)
+    assert [q.id for q in c.questions] == ["q1", "q3"]
+    (nesting,) = [e for e in c.errors if e.question is None]
+    assert nesting.message.startswith("The QE JSON nests deeper than 32 levels at line 1, column")
+    assert [e.question for e in c.errors if e.question] == ["q2"]
+
+
+def test_unclosed_deep_nesting_is_reported_not_raised():
+    c = build_corpus({"d": DOC}, "[" * 50_000)
+    assert c.questions == ()
+    messages = [e.message for e in c.errors]
+    assert "nests deeper than 32 levels" in messages[0]
+    assert messages[1].startswith("The QE JSON is not valid JSON")
+
+
+def test_nesting_at_the_limit_is_kept():
+    meta = {"a": {"b": {"c": {"d": [[[["deep but fine"]]]]}}}}
+    c = build_corpus({"d": DOC}, [question(meta=meta)])
+    assert [q.id for q in c.questions] == ["q1"] and c.errors == ()
+    text = json.dumps({"questions": [question(meta=meta)]})
+    assert build_corpus({"d": DOC}, text).errors == ()
+
+
+LOOKALIKE_DOC = (
+    "Visitors can\u2019t bring dogs \u2014 not even small ones.\n\n"
+    "The \ufb01rst \ufb02oor is closed for main\u00adtenance\u2026 until May.\n\n"
+    'Staff say "no flash" at the door.'
+)
+
+
+def test_straight_quotes_and_hyphens_match_curly_ones_with_a_warning():
+    c = corpus(
+        question(evidence=["Visitors can't bring dogs - not even small ones."]),
+        doc=LOOKALIKE_DOC,
+    )
+    (ev,) = c.questions[0].evidence
+    assert LOOKALIKE_DOC[ev.start : ev.end] == (
+        "Visitors can\u2019t bring dogs \u2014 not even small ones."
+    )
+    error = only_error(c)
+    assert (error.severity, error.question) == ("warning", "q1")
+    assert "not in the document as typed" in error.message
+    assert "quotes (\u2019 in the document, ' typed)" in error.message
+    assert "dashes (\u2014 in the document, - typed)" in error.message
+
+
+def test_ligatures_soft_hyphens_and_ellipses_are_named():
+    c = corpus(
+        question(evidence=["The first floor is closed for maintenance... until May."]),
+        doc=LOOKALIKE_DOC,
+    )
+    (ev,) = c.questions[0].evidence
+    assert LOOKALIKE_DOC[ev.start : ev.end].startswith("The \ufb01rst")
+    assert LOOKALIKE_DOC[ev.start : ev.end].endswith("until May.")
+    message = only_error(c).message
+    assert "ligatures (\ufb01 \ufb02 in the document, none typed)" in message
+    assert "soft hyphens (U+00AD in the document, none typed)" in message
+    assert "ellipses (\u2026 in the document, none typed)" in message
+
+
+def test_curly_quotes_typed_against_straight_ones_match_too():
+    c = corpus(
+        question(evidence=["Staff say \u201cno flash\u201d at the door."]), doc=LOOKALIKE_DOC
+    )
+    (ev,) = c.questions[0].evidence
+    assert LOOKALIKE_DOC[ev.start : ev.end] == 'Staff say "no flash" at the door.'
+    assert 'quotes (" in the document, \u201c \u201d typed)' in only_error(c).message
+
+
+def test_lookalike_evidence_keeps_its_pin():
+    doc = "It\u2019s dark. Rule one.\n\nIt\u2019s dark. Rule two."
+    pin = doc.rindex("It\u2019s")
+    c = corpus(question(evidence=[{"text": "It's dark.", "start": pin}]), doc=doc)
+    assert c.questions[0].evidence[0].start == pin
+    assert "not at start" not in only_error(c).message
+
+
+def test_evidence_that_differs_in_more_than_lookalikes_is_still_not_found():
+    c = corpus(
+        question(evidence=["Visitors can't bring cats - not even small ones."]), doc=LOOKALIKE_DOC
+    )
+    assert c.questions == ()
+    assert "evidence not found" in only_error(c).message

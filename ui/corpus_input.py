@@ -186,9 +186,9 @@ def check(inputs: store.Inputs) -> tuple[Corpus | None, Report]:
     refused. QE JSON that cannot be read at all (not JSON, not a list of questions) refuses
     the whole input, as a bad document does, rather than load a corpus without questions."""
     if inputs.qe is not None:
-        _, unreadable = parse_qe(inputs.qe)
-        if unreadable:
-            return None, Report(refused=unreadable[0].message)
+        items, problems = parse_qe(inputs.qe)
+        if problems and not items:  # the last problem is the one that stopped the reading
+            return None, Report(refused=problems[-1].message)
     try:
         corpus = build_corpus(inputs.documents, inputs.qe)
     except CorpusError as exc:

@@ -376,6 +376,15 @@ def test_unreadable_qe_json_keeps_the_loaded_corpus_and_says_why(broken):
     assert at.session_state["settings"].corpus == "your corpus"
 
 
+def test_qe_json_nested_too_deep_still_loads_its_questions():
+    deep = json.dumps([{**QUESTIONS[0], "notes": "[" * 40 + "]" * 40}]).replace('"[[', "[[")
+    deep = deep.replace(']]"', "]]")
+    at = type_corpus(app_on(CORPUS), DOCUMENT, deep)
+    assert report(at).refused is None
+    assert report(at).accepted == 1
+    assert at.session_state["settings"].corpus == "your corpus"
+
+
 def test_unreadable_qe_json_on_a_first_load_leaves_the_handbook():
     at = type_corpus(app_on(CORPUS), DOCUMENT, "[{")
     assert "not valid JSON" in report(at).refused
@@ -487,7 +496,7 @@ def test_uploads_fill_the_inputs_and_bad_files_are_refused():
     at.run()
     assert at.text_area(key="yc_document__widget").value == DOCUMENT
     assert at.text_input(key="yc_name__widget").value == "rules"
-    at.file_uploader(key="yc_qe_file").upload("qe.json", b"\xff\xfe\x00bad", "application/json")
+    at.file_uploader(key="yc_qe_file").upload("qe.json", b"caf\xe9 au lait", "application/json")
     at.run()
     assert not at.exception
     assert any("not replaced" in e.value for e in at.error)

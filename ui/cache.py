@@ -2,10 +2,11 @@
 
 Results are keyed by the corpus digest and the configuration; the corpus object itself is passed
 unhashed (a leading underscore tells Streamlit not to hash it). The bundled handbook's results are
-shared by all sessions. A user's own corpus lives only in its session:
+shared by all sessions. A user's own corpus lives in its session:
 ``st.session_state["user_corpus"]`` holds a ``lab.Corpus`` (put it there with
-:func:`set_user_corpus`), the sidebar then offers it as "your corpus", and its results go to
-session-scoped caches that Streamlit drops when the session ends.
+:func:`set_user_corpus`, with its digest in the corpus store when it is kept there), the sidebar
+then offers it as "your corpus", and its results go to session-scoped caches that Streamlit drops
+when the session ends. A bundled file that is missing or unusable is reported, not raised.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """The shared sidebar: every setting is a widget bound to the URL, read back as one ``Settings``.
 
 Each widget's ``key`` is its query parameter, set with ``bind="query-params"``
-(``?size=600&budget=80&chunker=structure&chunker=qes-dp&question=q07``). Streamlit seeds a bound
-widget from the URL on page load, writes changes back, leaves default values out, and silently
-drops a value the widget cannot take. :func:`url_notices` names what it dropped, so a pasted link
-that falls back to defaults says why.
+(``?size=600&budget=80&chunker=structure&chunker=qes-dp``). Streamlit seeds a bound widget from
+the URL on page load, writes changes back, leaves default values out, and silently drops a value
+the widget cannot take. Before that, :func:`ui.links.enforce` brings the link's values within
+what the widgets take; :func:`url_notices` names what was changed or dropped, so a pasted link
+that falls back to defaults says why. The question (listed with its text) and the stored corpus
+(``?question=q07&corpus_id=…``) are parameters written by hand.
 
 Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) is the group of
 :mod:`ui.dense`; the link's rules and the parameters no widget binds are :mod:`ui.links`.

@@ -4,8 +4,9 @@ Starts ``streamlit run streamlit_app.py`` and, from the moment the process start
 server answering its health check, the navigation drawn, the page title drawn, the sidebar
 drawn, and the page finished (its chart drawn, the script idle). Then, on the warm server, the
 median time from clicking each page in the navigation to that page's title and to the page
-finished. ``python benchmarks/bench_cold_start.py [REPEATS] [FOLDER]`` (default 3 cold starts of
-the app in this checkout; FOLDER times another checkout of it, such as an older commit).
+finished. ``python benchmarks/bench_cold_start.py [REPEATS] [FOLDER ...]`` (default 3 cold starts
+of the app in this checkout; FOLDERs time other checkouts of it, such as an older commit, taking
+turns with each other).
 """
 
 import socket
@@ -114,16 +115,24 @@ def page_switches(page) -> dict[str, float]:
     }
 
 
-if __name__ == "__main__":
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    root = Path(sys.argv[2]).resolve() if len(sys.argv) > 2 else ROOT
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        runs = [cold_start(browser, root) for _ in range(repeats)]
-        browser.close()
-    print(f"{root}: {repeats} cold starts")
+def report(root: Path, runs: list[dict[str, float]]) -> None:
+    print(f"{root}: {len(runs)} cold starts")
     print(f"{'milestone':<34}{'median s':>10}{'fastest s':>11}")
     for key in runs[0]:
         values = [r[key] for r in runs]
         print(f"{key:<34}{statistics.median(values):>10.2f}{min(values):>11.2f}")
+
+
+if __name__ == "__main__":
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    roots = [Path(a).resolve() for a in sys.argv[2:]] or [ROOT]
+    runs: dict[Path, list] = {root: [] for root in roots}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for _ in range(repeats):  # checkouts in turn, so a machine's drift touches each alike
+            for root in roots:
+                runs[root].append(cold_start(browser, root))
+        browser.close()
+    for root in roots:
+        report(root, runs[root])
     print(f"goals (issue 8): first page <= {GOAL_FIRST_PAGE} s, page switch <= {GOAL_SWITCH} s")

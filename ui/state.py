@@ -195,14 +195,19 @@ def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str
     """What cleaning the link (:func:`links.clean`) changed, in words."""
     given = ", ".join(_shown(v) for v in fix.given)
     now = md_escape(fix.used) if fix.used is not None else None
-    expect = expected(fix.key, dense_ok, settings.dense) if fix.key in EXPECTED else None
+    if fix.key in EXPECTED:
+        expect = expected(fix.key, dense_ok, settings.dense)
+    else:  # a number another part of the app binds (NUMBERS is open to any parameter)
+        low, high = NUMBERS.get(fix.key, ("?", "?"))
+        expect = f"a whole number from {low} to {high}"
     if fix.why == "repeated":
         return (
             f"The link gives **{fix.key}** {len(fix.given)} times ({given}): a setting takes "
             f"one value, so the last one counts: **{now}**."
         )
     if fix.why == "not a number":
-        default = ", ".join(md_escape(v) for v in settings.params().get(fix.key, [])) or "none"
+        default = ", ".join(md_escape(v) for v in settings.params().get(fix.key, []))
+        default = default or "its default"
         return (
             f"Ignored **{fix.key}={given}** from the link: expected {expect}. Using **{default}**."
         )

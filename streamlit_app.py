@@ -47,6 +47,5 @@ if "ui.state" not in sys.modules:  # the server's first run: the engine is still
 from ui import state  # noqa: E402 - after the frame, which must not wait for the engine
 
 settings = state.sidebar()
-frame.empty()
 state.show_notices()
-state.run(page, settings)
+state.run(page, settings, frame)

@@ -46,6 +46,7 @@ URL_KEY = "url_at_load"  # the query parameters of the session's first run; {} o
 NOTICES_KEY = "url_notices"
 LINK_KEY = "link_params"  # page-level bound widgets' values, for the share link
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
+FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page loads
 
 NEEDS_DENSE = "needs dense=true"
 EXPECTED = {
@@ -393,19 +394,28 @@ def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:
     return chunkers, modes
 
 
-def run(page: StreamlitPage, settings: Settings) -> None:
+def run(page: StreamlitPage, settings: Settings, frame=None) -> None:
     """Run the chosen page with the share link in the sidebar: drawn first, so a page that stops
-    early still has it, and again once the page has added its own choices to it."""
+    early still has it, and again once the page has added its own choices to it. ``frame`` is
+    the entry point's placeholder page frame: it stays until the page, its modules imported,
+    draws its own (:func:`current` clears it)."""
     link = st.sidebar.empty()
     _draw_link(link, settings, page)
-    if not _corpus_ready(settings, page):
-        return
-    st.session_state[ENTRY_KEY] = True
+    st.session_state[FRAME_KEY] = frame
     try:
-        page.run()
+        if _corpus_ready(settings, page):
+            st.session_state[ENTRY_KEY] = True
+            page.run()
     finally:
         st.session_state[ENTRY_KEY] = False
+        _clear_frame()
     _draw_link(link, settings, page)
+
+
+def _clear_frame() -> None:
+    frame = st.session_state.pop(FRAME_KEY, None)
+    if frame is not None:
+        frame.empty()
 
 
 def _corpus_ready(settings: Settings, page: StreamlitPage) -> bool:
@@ -432,7 +442,8 @@ def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:
 
 
 def current() -> Settings:
-    """The settings the sidebar produced in this run.
+    """The settings the sidebar produced in this run; the page's modules are imported by now,
+    so the entry point's placeholder frame gives way to the page's own.
 
     When a Streamlit process's first request is a deep link to a page, Streamlit sees the
     ``pages/`` folder and runs that file on its own (its older multipage mode), skipping the
@@ -442,6 +453,7 @@ def current() -> Settings:
     if not st.session_state.get(ENTRY_KEY):
         PagesManager.uses_pages_directory = False
         st.rerun()
+    _clear_frame()
     return st.session_state[SETTINGS_KEY]
 
 

@@ -21,15 +21,10 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+sys.path[:0] = [str(ROOT / "tests")]
+
+from app_support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 WAIT_MS = 180_000
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 PAGES = ("Recall tables", "Sweep charts", "Question drill-down", "Chunk graph", "Your corpus")
@@ -128,7 +123,7 @@ if __name__ == "__main__":
     roots = [Path(a).resolve() for a in sys.argv[2:]] or [ROOT]
     runs: dict[Path, list] = {root: [] for root in roots}
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         for _ in range(repeats):  # checkouts in turn, so a machine's drift touches each alike
             for root in roots:
                 runs[root].append(cold_start(browser, root))

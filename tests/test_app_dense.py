@@ -3,7 +3,7 @@ them (the install hint shown, everything else working), the rank table of the dr
 reranker, and dense settings in links."""
 
 import pytest
-from app_support import open_app, tiny_cross_encoder
+from app_support import ALL_PAGES, open_app, tiny_cross_encoder
 
 from lab import CHUNKERS, LEXICAL_MODES, MODES, embed
 from lab.rerank import DEFAULT_RERANKER
@@ -11,14 +11,7 @@ from ui import dense, draw, models
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
-PAGES = (
-    "pages/index_overview.py",
-    "pages/recall_tables.py",
-    "pages/sweep_charts.py",
-    "pages/question_drilldown.py",
-    "pages/chunk_graph.py",
-    "pages/your_corpus.py",
-)
+PAGES = ALL_PAGES
 DRILL = "pages/question_drilldown.py"
 DENSE_OK, DENSE_STATUS = embed.dense_status()
 needs_dense = pytest.mark.skipif(

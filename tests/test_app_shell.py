@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from app_support import ENTRY, TIMEOUT, open_app
+from app_support import ALL_PAGES, ENTRY, TIMEOUT, open_app
 from streamlit.testing.v1 import AppTest
 
 from lab import DEFAULT_CHUNKERS, build_corpus
@@ -345,14 +345,6 @@ def test_the_share_link_names_the_page_shown_not_the_address_typed(
 
 # A broken install: the bundled handbook's files missing or empty --------------------------------
 
-ALL_PAGES = (
-    "pages/index_overview.py",
-    "pages/recall_tables.py",
-    "pages/sweep_charts.py",
-    "pages/question_drilldown.py",
-    "pages/chunk_graph.py",
-    "pages/your_corpus.py",
-)
 NOTES = "# Notes\n\n## 1 Rules\n\n### 1.1 Cats\n\nCats may sleep on the sofa.\n"
 NOTES_QE = (
     '[{"id": "c1", "question": "Where may cats sleep?", '

@@ -19,19 +19,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from app_support import CHROMIUM, CHROMIUM_ARGS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(os.environ.get("CHUNKING_LAB_SCREENSHOTS") or tempfile.mkdtemp(prefix="screens-"))
 LICENSE = Path("/usr/share/common-licenses/GPL-3")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 1440, "height": 900}
 WAIT_MS = 180_000
 PAGES = {  # url path -> (title, the page's last element, screenshot name)
@@ -126,7 +117,7 @@ def wait_until_healthy(base: str, process: subprocess.Popen, log) -> None:
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

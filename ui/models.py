@@ -16,12 +16,13 @@ taking any local path.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import NamedTuple
 
 from lab.rerank import hub_folder
+
+from .store import app_folder
 
 MODELS_ENV = "CHUNKING_LAB_MODELS"
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
@@ -40,11 +41,7 @@ class Source(NamedTuple):
 
 def models_dir() -> Path:
     """The folder whose sub-folders the app may load cross-encoders from."""
-    configured = os.environ.get(MODELS_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(cache) / "chunking-lab" / "models"
+    return app_folder(MODELS_ENV, "models")
 
 
 def allowed(name: str) -> bool:

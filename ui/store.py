@@ -142,13 +142,19 @@ class CorpusStore:
             total -= size
 
 
-def default_folder() -> Path:
-    """Where the app keeps corpora: ``CHUNKING_LAB_STORE``, else the user's cache folder."""
-    configured = os.environ.get(STORE_ENV)
+def app_folder(variable: str, name: str) -> Path:
+    """A folder of the app's own: the one the environment ``variable`` names, else ``name`` in
+    the user's cache folder (``~/.cache/chunking-lab/<name>``)."""
+    configured = os.environ.get(variable)
     if configured:
         return Path(configured).expanduser()
     cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(cache) / "chunking-lab" / "corpora"
+    return Path(cache) / "chunking-lab" / name
+
+
+def default_folder() -> Path:
+    """Where the app keeps corpora: ``CHUNKING_LAB_STORE``, else the user's cache folder."""
+    return app_folder(STORE_ENV, "corpora")
 
 
 def default_store() -> CorpusStore:

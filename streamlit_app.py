@@ -24,6 +24,7 @@ page = st.navigation(
             ),
             st.Page("pages/recall_tables.py", title="Recall tables", icon=":material/table_chart:"),
             st.Page("pages/sweep_charts.py", title="Sweep charts", icon=":material/monitoring:"),
+            st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
         ],
         "Explain": [
             st.Page(

@@ -1,11 +1,25 @@
-"""Chunking Lab engine: parse, chunk, index, retrieve, assemble and score. No UI code here.
+"""Chunking Lab engine: parse, chunk, index, retrieve, assemble and score; compare two
+configurations. No UI code here.
 
->>> from lab import load_corpus, LabConfig, run_lab
+>>> from lab import load_corpus, LabConfig, run_lab, compare, configure
 >>> corpus = load_corpus("data/handbook.md", "data/handbook_qe.json")
 >>> result = run_lab(corpus, LabConfig(size=450, budget=120, split="test"))
+>>> a = configure(LabConfig(), "chunker=structure,mode=flat")
+>>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
 from .chunkers import CHUNKERS, Chunk
+from .compare import (
+    TRANSITIONS,
+    Comparison,
+    Leaders,
+    compare,
+    compare_results,
+    configure,
+    differences,
+    leaders,
+    setting_names,
+)
 from .corpus import (
     MAX_DOCUMENT_CHARS,
     MAX_QE_CHARS,
@@ -16,8 +30,9 @@ from .corpus import (
     build_corpus,
     load_corpus,
 )
+from .depth import Depth, ranking_depth
 from .index import Index, build_index
-from .metrics import DIAGNOSES, EXPLAIN
+from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
 from .retrieve import LEXICAL_MODES, MODES
 from .run import (
@@ -35,6 +50,7 @@ from .run import (
     run_lab,
     sweep,
 )
+from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
 
 __all__ = [
     "CHUNKERS",
@@ -44,13 +60,17 @@ __all__ = [
     "LEXICAL_MODES",
     "DIAGNOSES",
     "EXPLAIN",
+    "KS",
     "MAX_DOCUMENT_CHARS",
     "MAX_QE_CHARS",
     "MODES",
     "SPLITS",
+    "TRANSITIONS",
     "Chunk",
+    "Comparison",
     "Corpus",
     "CorpusError",
+    "Depth",
     "Document",
     "Explanation",
     "Index",
@@ -58,14 +78,25 @@ __all__ = [
     "LabCache",
     "LabConfig",
     "LabResult",
+    "Leaders",
     "Question",
     "Run",
     "SweepResult",
     "build_corpus",
     "build_index",
+    "compare",
+    "compare_results",
+    "configure",
+    "differences",
     "explain",
+    "leaders",
     "load_corpus",
+    "mcnemar_exact",
+    "paired_bootstrap",
     "parse_document",
+    "ranking_depth",
     "run_lab",
+    "setting_names",
     "sweep",
+    "wilson_interval",
 ]

@@ -1,9 +1,10 @@
-"""The command line: ``python -m lab run | sweep | bench``.
+"""The command line: ``python -m lab run | sweep | compare | bench``.
 
-User errors (missing or unreadable files, invalid JSON, unknown chunkers, bad sizes, an
-embedding model or reranker that cannot be loaded) print one line ``error: ...`` to stderr and
+User errors (missing or unreadable files, invalid JSON, unknown chunkers or settings, bad sizes,
+an embedding model or reranker that cannot be loaded) print one line ``error: ...`` to stderr and
 exit with status 2; problems with single questions print ``warning: <id>: ...`` and the valid
-questions still run.
+questions still run. ``compare --fail-on-broken`` exits with status 1 when B breaks a question
+that A passed, so a change can be gated in CI.
 """
 
 from __future__ import annotations
@@ -21,14 +22,20 @@ from . import (
     LEXICAL_MODES,
     MODES,
     SPLITS,
+    Comparison,
     Corpus,
     CorpusError,
     LabConfig,
+    compare,
+    configure,
+    leaders,
     load_corpus,
     run_lab,
+    setting_names,
     sweep,
 )
 from .bench import run_all
+from .compare import label, p_text
 from .embed import DEFAULT_MODEL, DenseUnavailable
 from .rerank import DEFAULT_RERANKER, can_download, reranker_status
 from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult, embedder_for, reranker_for
@@ -174,7 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m lab",
         description="Chunking Lab: complete- vs partial-evidence recall of RAG chunkers.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{run,sweep,bench}")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="{run,sweep,compare,bench}"
+    )
     run = commands.add_parser("run", help="score chunkers x modes at one size and budget")
     _add_experiment_options(run)
     sweep_ = commands.add_parser("sweep", help="recall over the budget x size grid")
@@ -197,6 +206,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress",
         action="store_true",
         help="report progress on stderr even when it is not a terminal",
+    )
+    compare_ = commands.add_parser(
+        "compare",
+        help="two configurations on the same questions: what B fixed or broke, and whether "
+        "the difference is real",
+        description="Compare configuration A with B question by question. The corpus options "
+        "set what A and B share; --a changes A, --b changes B from A. Settings: "
+        + ", ".join(setting_names()),
+    )
+    _add_experiment_options(compare_)
+    compare_.add_argument(
+        "--a",
+        default="",
+        metavar="NAME=VALUE,...",
+        help="A's settings, e.g. chunker=structure,mode=flat (one chunker and one mode)",
+    )
+    compare_.add_argument(
+        "--b",
+        required=True,
+        metavar="NAME=VALUE,...",
+        help="B's settings where they differ from A, e.g. mode=graph",
+    )
+    compare_.add_argument(
+        "--fail-on-broken",
+        action="store_true",
+        help="exit with status 1 when B breaks a question that A passed (complete recall)",
     )
     bench = commands.add_parser("bench", help="time the engine (see benchmarks/)")
     bench.add_argument(
@@ -327,6 +362,10 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _interval(low: float, high: float) -> str:
+    return f"{100 * low:.0f}-{100 * high:.0f}%"
+
+
 def _on(flag: bool) -> str:
     return "on" if flag else "off"
 
@@ -348,13 +387,24 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
         f"headers {_on(c.headers)}, references {_on(c.resolve_refs)}{_dense_note(c)}"
     )
     metrics = _table(
-        ("chunker", "mode", "partial", "complete", "gap", "context words", "chunks", "MRR"),
+        (
+            "chunker",
+            "mode",
+            "partial",
+            "complete",
+            "complete 95% CI",
+            "gap",
+            "context words",
+            "chunks",
+            "MRR",
+        ),
         [
             (
                 r.chunker,
                 r.mode,
                 _pct(m.partial),
                 _pct(m.complete),
+                _interval(*m.complete_ci),
                 _pct(m.gap),
                 f"{m.mean_context_words:.1f}",
                 f"{m.mean_chunks:.2f}",
@@ -399,7 +449,9 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
         left=1,
     )
     index_title = f"Index statistics (over budget: longer than {c.budget} words)"
-    return f"{title}\n\n{metrics}\n\n{index_title}\n{index}\n"
+    top = leaders(result)
+    best = f"Best complete recall {top.summary()}.\n" if top and len(result.runs) > 1 else ""
+    return f"{title}\n\n{metrics}\n{best}\n{index_title}\n{index}\n"
 
 
 def _nearest(values: Sequence[int], target: int) -> int:
@@ -478,17 +530,104 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sides(args: argparse.Namespace) -> tuple[LabConfig, LabConfig]:
+    """A: the corpus options changed by ``--a``; B: A changed by ``--b``."""
+    base = _config(args)
+    sides = []
+    for flag, spec in (("--a", args.a), ("--b", args.b)):
+        try:
+            side = configure(sides[0] if sides else base, spec)
+        except ValueError as exc:
+            raise ValueError(f"{flag}: {exc}") from None
+        for what, names in (("chunker", side.chunkers), ("mode", side.modes)):
+            if len(names) != 1:
+                raise ValueError(
+                    f"{flag} must name one {what} ({what}=NAME), got {', '.join(names)}"
+                )
+        sides.append(side)
+    return sides[0], sides[1]
+
+
+def _compare_table(c: Comparison, corpus: Corpus) -> str:
+    n = len(c.questions)
+    changed = "; ".join(map(str, c.differences))
+    rows = [
+        (
+            t.measure,
+            f"{_pct(t.a.value)} ({_interval(t.a.low, t.a.high)})",
+            f"{_pct(t.b.value)} ({_interval(t.b.low, t.b.high)})",
+            f"{100 * t.difference:+.1f} ({100 * t.ci[0]:+.0f} to {100 * t.ci[1]:+.0f})",
+            str(t.fixed),
+            str(t.broken),
+            str(t.kept),
+            str(t.failed),
+            p_text(t.p_value),
+        )
+        for t in (c.complete, c.partial)
+    ]
+    summary = _table(
+        (
+            "recall",
+            "A (95% CI)",
+            "B (95% CI)",
+            "B - A points (95% CI)",
+            "fixed",
+            "broken",
+            "both pass",
+            "both fail",
+            "p",
+        ),
+        rows,
+        left=1,
+    )
+    questions = _table(
+        ("question", "A", "B", "complete", "partial"),
+        [(q.id, q.a, q.b, q.transition, q.partial_transition) for q in c.questions],
+        left=5,
+    )
+    warning = f"Warning: {c.warning}\n" if c.warning else ""
+    return (
+        f"{corpus.name}: {n} {c.a.split} question{'s' * (n != 1)}\n"
+        f"A: {label(c.a)}\nB: {label(c.b)}\nB differs from A in: {changed}\n{warning}\n"
+        f"{summary}\n\n{c.verdict}\n\n"
+        f"Ranking depth, A: {c.depth_a.advice}\nRanking depth, B: {c.depth_b.advice}\n\n"
+        f"{questions}\n"
+    )
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    a, b = _sides(args)
+    args.split = a.split
+    corpus = _load(args)
+    for config in (a, b):
+        _load_models(config, args.download)
+    comparison = compare(corpus, a, b)
+    if args.format == "json":
+        text = json.dumps({"corpus": corpus.name, **comparison.to_dict()}, indent=2) + "\n"
+    elif args.format == "csv":
+        text = comparison.frame().to_csv(index=False)
+    else:
+        text = _compare_table(comparison, corpus)
+    _emit(text, args.output)
+    broken = [q.id for q in comparison.questions if q.transition == "broken"]
+    if args.fail_on_broken and broken:
+        _say("fail", f"B breaks {len(broken)} question(s) that A passed: {', '.join(broken)}")
+        return 1
+    return 0
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     report = run_all(quick=args.quick, log=lambda m: _say("bench", m))
     _emit(report.format(), args.output)
     return 0
 
 
-COMMANDS = {"run": _cmd_run, "sweep": _cmd_sweep, "bench": _cmd_bench}
+COMMANDS = {"run": _cmd_run, "sweep": _cmd_sweep, "compare": _cmd_compare, "bench": _cmd_bench}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 user error)."""
+    """Run the command line; returns the exit status (0 ok, 1 a broken question with
+    ``compare --fail-on-broken``, 2 user error)."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:

@@ -13,8 +13,9 @@ from .assemble import Context
 from .corpus import Question
 from .index import Index
 from .retrieve import Ranking
+from .stats import wilson_interval
 
-KS = (3, 5, 10)
+KS = (1, 3, 5, 10)
 
 NOT_INTACT = "not intact"
 NOT_RANKED = "not ranked"
@@ -74,12 +75,18 @@ class Metrics:
     recall_at: dict[int, float]
     precision_at: dict[int, float]
     mrr: float
+    complete_ci: tuple[float, float] = (0.0, 1.0)  # Wilson 95% interval of complete recall
+    partial_ci: tuple[float, float] = (0.0, 1.0)
 
     def as_dict(self) -> dict:
         out = {
             "questions": self.questions,
             "partial": self.partial,
+            "partial_low": self.partial_ci[0],
+            "partial_high": self.partial_ci[1],
             "complete": self.complete,
+            "complete_low": self.complete_ci[0],
+            "complete_high": self.complete_ci[1],
             "gap": self.gap,
             "mean_context_words": self.mean_context_words,
             "mean_chunks": self.mean_chunks,
@@ -163,23 +170,26 @@ def score_question(index: Index, q: Question, ranking: Ranking, context: Context
 
 
 def aggregate(results: Sequence[QuestionResult]) -> Metrics:
-    """Means over the questions of one configuration (zeros when there are none)."""
+    """Means over the questions of one configuration, recalls with their Wilson intervals (zeros
+    and the interval [0, 1] when there are no questions)."""
     n = len(results)
     if n == 0:
         zero = {k: 0.0 for k in KS}
         return Metrics(0, 0.0, 0.0, 0.0, 0.0, 0.0, zero, dict(zero), 0.0)
-    partial = sum(r.partial for r in results) / n
-    complete = sum(r.complete for r in results) / n
+    partial = sum(r.partial for r in results)
+    complete = sum(r.complete for r in results)
     return Metrics(
         questions=n,
-        partial=partial,
-        complete=complete,
-        gap=partial - complete,
+        partial=partial / n,
+        complete=complete / n,
+        gap=partial / n - complete / n,
         mean_context_words=sum(r.words for r in results) / n,
         mean_chunks=sum(len(r.context) for r in results) / n,
         recall_at={k: sum(r.recall_at[k] for r in results) / n for k in KS},
         precision_at={k: sum(r.precision_at[k] for r in results) / n for k in KS},
         mrr=sum(r.reciprocal_rank for r in results) / n,
+        complete_ci=wilson_interval(complete, n),
+        partial_ci=wilson_interval(partial, n),
     )
 
 

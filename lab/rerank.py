@@ -71,14 +71,17 @@ def can_download(model: str) -> bool:
 class Reranker:
     """Relevance scores of (query, text) pairs from one cross-encoder; higher is more relevant.
 
-    The model (a local folder or a hub name) loads on first use, thread-safe. Each pair is scored
-    once per reranker.
+    The model (a local folder or a hub name; or named ``model`` and read from the folder
+    ``source``) loads on first use, thread-safe. Each pair is scored once per reranker.
     """
 
-    def __init__(self, model: str = DEFAULT_RERANKER, batch_size: int = 32):
+    def __init__(
+        self, model: str = DEFAULT_RERANKER, batch_size: int = 32, source: str | None = None
+    ):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self._name = model
+        self._source = source or model
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.RLock()
@@ -92,7 +95,7 @@ class Reranker:
         """The loaded ``CrossEncoder``; DenseUnavailable when it cannot be loaded."""
         with self._lock:
             if self._model is None:
-                self._model = _load_cross_encoder(self._name)
+                self._model = _load_cross_encoder(self._source)
             return self._model
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
@@ -131,12 +134,15 @@ _RERANKERS: dict[str, Reranker] = {}
 _RERANKERS_LOCK = threading.Lock()
 
 
-def get_reranker(model: str = DEFAULT_RERANKER) -> Reranker:
-    """The shared, loaded reranker for ``model``; DenseUnavailable when it cannot run here."""
+def get_reranker(model: str = DEFAULT_RERANKER, source: str | None = None) -> Reranker:
+    """The shared, loaded reranker for ``model``; DenseUnavailable when it cannot run here.
+    With ``source``, the model is read from that folder on first use (an app names a model by
+    what its user typed and loads it from a folder it checked); later calls by the name alone
+    get the same reranker."""
     with _RERANKERS_LOCK:
         reranker = _RERANKERS.get(model)
         if reranker is None:
-            reranker = Reranker(model)
+            reranker = Reranker(model, source=source)
             reranker.load()
             _RERANKERS[model] = reranker
         return reranker

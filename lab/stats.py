@@ -8,6 +8,7 @@ figure, or a difference between two configurations on the same questions, can be
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats
@@ -17,8 +18,10 @@ RESAMPLES = 10_000
 SEED = 0
 
 
+@lru_cache(maxsize=4096)
 def wilson_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval of the proportion ``k / n`` (Wilson 1927); ``(0, 1)`` for n = 0."""
+    """Wilson score interval of the proportion ``k / n`` (Wilson 1927); ``(0, 1)`` for n = 0.
+    Cached: a sweep asks for the same few counts many times."""
     if n == 0:
         return 0.0, 1.0
     if not 0 <= k <= n:

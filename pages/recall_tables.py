@@ -21,9 +21,19 @@ if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-recall.headline(table)
+recall.headline(result)
 st.dataframe(table, column_config=recall.RECALL_COLUMNS, hide_index=True)
 draw.chart(cache.spec(recall.recall_chart), rows=recall.recall_data(table))
+st.caption("Whiskers: Wilson 95% intervals. Bars whose whiskers overlap are not told apart.")
+
+st.subheader("Ranking depth")
+depth = cache.view(corpus, ("depth", settings.config), recall.depth_table, result)
+st.dataframe(recall.depth_view(depth), column_config=recall.DEPTH_COLUMNS, hide_index=True)
+st.caption(
+    "Before the budget cuts it: where each question's evidence sits in the ranking. Found in the "
+    "top 10 but not the top 3 means ranking is the problem and a reranker is worth testing; not "
+    "in the top 10 means retrieval or chunking is. Compare a change on the **Compare** page."
+)
 
 st.subheader("Question × configuration")
 verdicts = cache.view(corpus, ("verdicts", settings.config), recall.verdict_data, result, corpus)
@@ -37,6 +47,7 @@ st.subheader("Export")
 draw.downloads(
     [
         ("Recall table (CSV)", table.to_csv(index=False), "recall.csv", "text/csv"),
+        ("Ranking depth (CSV)", depth.to_csv(index=False), "depth.csv", "text/csv"),
         (
             "Per question (CSV)",
             lambda: result.questions_frame().to_csv(index=False),

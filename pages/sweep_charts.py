@@ -19,8 +19,10 @@ sizes = tuple(sorted({*DEFAULT_SIZES, settings.size}))
 st.title("Sweep charts")
 st.caption(
     f"{settings.split} questions · budgets {', '.join(map(str, budgets))} words · sizes "
-    f"{', '.join(map(str, sizes))} characters. Solid lines: complete recall; dashed: partial. "
-    f"A red ✕ marks a point where {sweeps.NO_FIT}." + state.retrieval_note(settings, " Retrieval: ")
+    f"{', '.join(map(str, sizes))} characters. One panel per chunker, a colour per retrieval "
+    "mode; solid lines: complete recall, its 95% interval shaded; dashed: partial. A thin line "
+    f"inside a wide one: equal recall. A red ✕ marks a point where {sweeps.NO_FIT}."
+    + state.retrieval_note(settings, " Retrieval: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
@@ -45,10 +47,9 @@ lines = (
 for x, held, value, title in lines:
     st.subheader(title)
     part = frame[frame[held] == value]
-    for column, mode in zip(state.grid(len(settings.modes)), settings.modes, strict=True):
-        with column:
-            data = cache.view(corpus, (grid, x, mode), sweeps.sweep_data, part, mode)
-            draw.chart(cache.spec(sweeps.sweep_lines, x, mode, settings.chunkers), rows=data)
+    data = cache.view(corpus, (grid, x), sweeps.sweep_data, part, settings.modes)
+    template = cache.spec(sweeps.sweep_lines, x, settings.chunkers, settings.modes)
+    draw.chart(template, stretch=False, rows=data)
 
 st.subheader("Budget × size")
 measure = state.page_selectbox("Heatmap shows", ["complete", "partial"], key="heat")

@@ -20,6 +20,7 @@ ENTRY = str(ROOT / "streamlit_app.py")
 PAGES = ("pages/index_overview.py", "pages/recall_tables.py", "pages/sweep_charts.py")
 ALL_PAGES = (
     *PAGES,
+    "pages/compare.py",
     "pages/question_drilldown.py",
     "pages/chunk_graph.py",
     "pages/your_corpus.py",

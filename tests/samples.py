@@ -167,6 +167,13 @@ REAL_DOCUMENTS = {
 # semantic, parent-child, ...) promise other things and bring their own tests.
 SPEC_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")
 
+# Names the product promises, written here rather than read from the code under test.
+LEXICAL_MODES = ("flat", "graph")  # SPEC 5: the modes that need no embedding model
+ALL_MODES = ("flat", "graph", "dense", "hybrid")  # SPEC 5 and its later dense and hybrid modes
+EMBEDDING_MODEL = "all-MiniLM-L6-v2"  # README: the bundled embedding model
+RERANKER_MODEL = "cross-encoder/ms-marco-MiniLM-L6-v2"  # README: the default cross-encoder
+DENSE_INSTALL = "pip install -r requirements-dense.txt"  # README: how to enable dense retrieval
+
 
 def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())

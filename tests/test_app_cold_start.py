@@ -45,19 +45,13 @@ DENSE_STACK = ("torch", "sentence_transformers", "transformers")
 TITLES = {
     "pages/recall_tables.py": "Recall tables",
     "pages/sweep_charts.py": "Sweep charts",
+    "pages/compare.py": "Compare",
     "pages/question_drilldown.py": "Question drill-down",
     "pages/chunk_graph.py": "Chunk graph",
     "pages/your_corpus.py": "Your corpus",
     "pages/index_overview.py": "Index overview",
 }
-PAGES = (
-    None,
-    "pages/recall_tables.py",
-    "pages/sweep_charts.py",
-    "pages/question_drilldown.py",
-    "pages/chunk_graph.py",
-    "pages/your_corpus.py",
-)
+PAGES = (None, *TITLES)
 
 
 def fresh_run(pages, block_engine=False, query=None, watch=DENSE_STACK) -> list[dict]:

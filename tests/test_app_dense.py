@@ -2,11 +2,13 @@
 them (the install hint shown, everything else working), the rank table of the drill-down, the
 reranker, and dense settings in links."""
 
+import json
+
 import pytest
 from app_support import ALL_PAGES, open_app, tiny_cross_encoder
+from samples import DENSE_INSTALL, EMBEDDING_MODEL, LEXICAL_MODES, RERANKER_MODEL
 
-from lab import CHUNKERS, LEXICAL_MODES, MODES, embed
-from lab.rerank import DEFAULT_RERANKER
+from lab import CHUNKERS, MODES, embed
 from ui import dense, draw, models
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
@@ -19,7 +21,7 @@ needs_dense = pytest.mark.skipif(
 )
 DENSE_CHUNKERS = [c for c in CHUNKERS if CHUNKERS[c].dense]
 RANK_TABLE = ["chunk", "evidence", "BM25 rank", "dense rank", "fused rank", "RRF", "final rank"]
-NOT_INSTALLED = f"sentence_transformers not installed: `{embed.INSTALL_HINT}` enables dense modes"
+NOT_INSTALLED = f"sentence_transformers not installed: `{DENSE_INSTALL}` enables dense modes"
 
 
 def settings(app):
@@ -63,7 +65,7 @@ def test_every_page_runs_with_every_mode_and_chunker(page):
     app = open_app(page, dense="true", mode=list(MODES), chunker=chunkers)
     assert not app.exception
     assert not app.warning
-    assert settings(app).config.dense == embed.DEFAULT_MODEL
+    assert settings(app).config.dense == EMBEDDING_MODEL
     assert settings(app).modes == MODES and settings(app).chunkers == tuple(chunkers)
     assert "dense=true" in app.sidebar.code[-1].value
 
@@ -74,7 +76,7 @@ def test_recall_table_has_every_chunker_in_every_mode():
     table = app.dataframe[0].value
     assert list(table["configuration"]) == draw.config_order(list(CHUNKERS), MODES)
     assert (table["complete"] <= table["partial"]).all()
-    assert any(f"dense embeddings: {embed.DEFAULT_MODEL}" in c.value for c in app.caption)
+    assert any(f"dense embeddings: {EMBEDDING_MODEL}" in c.value for c in app.caption)
 
 
 @needs_dense
@@ -85,7 +87,12 @@ def test_sweep_covers_the_dense_modes_and_chunkers():
     assert not app.exception
     sweep = [b for b in app.get("download_button") if b.proto.label == "Sweep (CSV)"]
     assert sweep
-    assert len(app.get("vega_lite_chart")) == 2 * 2 + 1  # budget and size lines per mode, heatmap
+    charts = app.get("vega_lite_chart")
+    assert len(charts) == 3  # budget lines, size lines (a panel per chunker), heatmap
+    lines = json.dumps(json.loads(charts[0].proto.spec), ensure_ascii=False)
+    assert (
+        '["dense · complete", "dense · partial", "hybrid · complete", "hybrid · partial"]' in lines
+    )
 
 
 @needs_dense
@@ -115,8 +122,8 @@ def test_a_local_cross_encoder_reranks_and_its_ranks_show(local_reranker):
         rerank_top="5",
     )
     assert not app.exception and not app.warning
-    assert settings(app).reranker == local_reranker
-    assert settings(app).config.rerank == str(models.models_dir() / local_reranker)
+    assert settings(app).config.rerank == local_reranker  # by its name, loaded from its folder
+    assert settings(app).rerank_source == str(models.models_dir() / local_reranker)
     assert settings(app).config.rerank_top == 5
     (table,) = rank_tables(app)
     assert "reranked rank" in table.columns
@@ -158,8 +165,8 @@ def test_the_hub_reranker_is_downloaded_only_when_asked(monkeypatch, local_reran
     monkeypatch.setattr(ui.cache, "download_reranker", fetched)
     app.sidebar.button(key="download_reranker").click().run()
     assert not app.exception
-    assert settings(app).reranker == model
-    assert settings(app).config.rerank == cached
+    assert settings(app).config.rerank == model
+    assert settings(app).rerank_source == cached
 
 
 @needs_dense
@@ -172,7 +179,7 @@ def test_a_reranker_path_from_a_link_is_refused_before_the_disk_is_touched(monke
     import ui.models
 
     touched = []
-    monkeypatch.setattr(ui.cache, "reranker_problem", touched.append)
+    monkeypatch.setattr(ui.cache, "reranker_problem", lambda *args: touched.append(args))
     monkeypatch.setattr(ui.models, "hub_folder", touched.append)
     app = open_app("pages/recall_tables.py", dense="true", rerank="true", rerank_model=name)
     assert not app.exception
@@ -197,7 +204,7 @@ def test_a_hub_id_is_never_loaded_from_the_servers_working_directory(monkeypatch
     import ui.cache
 
     loaded = []
-    monkeypatch.setattr(ui.cache, "reranker_problem", loaded.append)
+    monkeypatch.setattr(ui.cache, "reranker_problem", lambda *args: loaded.append(args))
     app = open_app(dense="true", rerank="true", rerank_model="tests")  # ./tests exists
     assert loaded == []
     assert settings(app).config.rerank is None
@@ -217,7 +224,7 @@ def test_rerank_top_beyond_its_range_is_clamped():
 def test_default_reranker_is_the_ms_marco_cross_encoder():
     app = open_app(dense="true")
     app.toggle(key="rerank").set_value(True).run()
-    assert app.text_input(key="rerank_model").value == DEFAULT_RERANKER
+    assert app.text_input(key="rerank_model").value == RERANKER_MODEL
     assert app.number_input(key="rerank_top").value == 20
     assert not app.exception
 
@@ -283,7 +290,7 @@ def test_without_the_dense_packages_every_page_works_and_says_so_in_one_line(no_
     assert not app.exception
     assert app.toggle(key="dense").disabled
     assert [b.label for b in app.sidebar.button] == ["Not installed here: how to enable it"]
-    assert all(embed.INSTALL_HINT not in c.value for c in app.sidebar.code)  # no install line
+    assert all(DENSE_INSTALL not in c.value for c in app.sidebar.code)  # no install line
     assert not any("Unavailable here" in c.value for c in app.sidebar.caption)
     assert settings(app).config.dense is None
     keys = [getattr(e, "key", None) for e in app.sidebar]
@@ -292,7 +299,7 @@ def test_without_the_dense_packages_every_page_works_and_says_so_in_one_line(no_
 
 def test_how_to_enable_dense_retrieval_is_the_readmes_section():
     section = dense.readme_section()
-    assert f"```bash\n{embed.INSTALL_HINT}\n```" in section
+    assert f"```bash\n{DENSE_INSTALL}\n```" in section
     assert "CHUNKING_LAB_MODELS" in section and "Community Cloud" in section
     assert "## Deploying" not in section  # the next section is left out
 
@@ -302,7 +309,7 @@ def test_a_dense_link_without_the_dense_packages_says_what_enables_it(no_dense):
     assert not app.exception
     assert settings(app).dense is False and settings(app).modes == ("flat",)
     notices = [w.value for w in app.warning]
-    assert any("dense=true" in n and embed.INSTALL_HINT in n for n in notices)
+    assert any("dense=true" in n and DENSE_INSTALL in n for n in notices)
     assert list(app.dataframe[0].value["configuration"]) == [
         draw.config_label(c, "flat") for c in settings(app).chunkers
     ]

@@ -8,11 +8,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from app_support import open_app
+from samples import LEXICAL_MODES, SPEC_CHUNKERS
 from streamlit.testing.v1 import AppTest
 
 from lab import (
-    DEFAULT_CHUNKERS,
-    LEXICAL_MODES,
     MAX_DOCUMENT_CHARS,
     LabConfig,
     build_corpus,
@@ -125,8 +124,8 @@ def test_drilldown_page_shows_every_chunker_in_both_modes():
     at = app_on(DRILL)
     overview = at.dataframe[0].value
     assert list(overview.columns) == list(LEXICAL_MODES)
-    assert len(overview) == len(DEFAULT_CHUNKERS)
-    assert len(at.tabs) == len(DEFAULT_CHUNKERS)
+    assert len(overview) == len(SPEC_CHUNKERS)
+    assert len(at.tabs) == len(SPEC_CHUNKERS)
     assert all(
         cell.split(" ")[0] in ("complete", "partial", "miss")
         for cell in overview.to_numpy().ravel()
@@ -344,9 +343,7 @@ def test_valid_corpus_loads_and_every_page_runs_on_it():
     assert report(at).accepted == 2 and report(at).rejected == 0
     assert at.selectbox(key="corpus").value == "your corpus"
     # the recall table: one row per default chunker and mode
-    assert len(at.dataframe[1].value) == len(DEFAULT_CHUNKERS) * len(
-        LEXICAL_MODES
-    )  # the recall table
+    assert len(at.dataframe[1].value) == len(SPEC_CHUNKERS) * len(LEXICAL_MODES)  # the recall table
     for page in ("pages/index_overview.py", DRILL, GRAPH, "pages/recall_tables.py"):
         at.switch_page(page).run()
         assert not at.exception, page
@@ -496,7 +493,7 @@ def test_uploads_fill_the_inputs_and_bad_files_are_refused():
     at.run()
     assert at.text_area(key="yc_document__widget").value == DOCUMENT
     assert at.text_input(key="yc_name__widget").value == "rules"
-    at.file_uploader(key="yc_qe_file").upload("qe.json", b"caf\xe9 au lait", "application/json")
+    at.file_uploader(key="yc_qe_file").upload("qe.json", b"\x80\x81bad\xff", "application/json")
     at.run()
     assert not at.exception
     assert any("not replaced" in e.value for e in at.error)

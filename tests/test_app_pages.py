@@ -6,8 +6,18 @@ import pandas as pd
 import pytest
 from app_support import PAGES, open_app
 
-from lab import CHUNKERS, LEXICAL_MODES, LabConfig, build_corpus, build_index, run_lab, sweep
-from ui import draw, overview, recall, sweeps
+from lab import (
+    CHUNKERS,
+    LEXICAL_MODES,
+    LabConfig,
+    build_corpus,
+    build_index,
+    configure,
+    run_lab,
+    sweep,
+)
+from lab import compare as compare_configs
+from ui import compare, draw, overview, recall, sweeps
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import chunker_options
 
@@ -47,7 +57,12 @@ def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
 def test_recall_page_offers_csv_and_json_exports():
     app = open_app("pages/recall_tables.py")
     labels = [b.proto.label for b in app.get("download_button")]
-    assert labels == ["Recall table (CSV)", "Per question (CSV)", "Full results (JSON)"]
+    assert labels == [
+        "Recall table (CSV)",
+        "Ranking depth (CSV)",
+        "Per question (CSV)",
+        "Full results (JSON)",
+    ]
 
 
 def test_index_overview_shows_statistics_for_every_chosen_chunker():
@@ -116,9 +131,10 @@ def test_every_chart_template_is_a_valid_vega_lite_spec():
         recall.recall_chart(),
         recall.verdict_matrix(),
         overview.boundary_strip(),
-        sweeps.sweep_lines("budget", "flat", tuple(CHUNKERS)),
-        sweeps.sweep_lines("size", "graph", ("structure",)),
+        sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES),
+        sweeps.sweep_lines("size", ("structure",), ("graph",)),
         sweeps.sweep_heatmap("partial", tuple(CHUNKERS)),
+        compare.recall_chart(),
     ]
     for chart in templates:
         assert chart.to_dict(validate=True)["$schema"].startswith("https://vega.github.io/schema")
@@ -127,6 +143,8 @@ def test_every_chart_template_is_a_valid_vega_lite_spec():
 def test_chart_data_fill_the_named_datasets_of_their_templates(handbook):
     """Each chart's data functions produce every field its template encodes."""
     result = run_lab(handbook, LabConfig())
+    structure = LabConfig(chunkers=("structure",), modes=("flat",))
+    flat_vs_graph = compare_configs(handbook, structure, configure(structure, "mode=graph"))
     index = build_index(handbook, "fixed", 450)
     frame = pd.DataFrame(sweep(handbook, LabConfig(), budgets=(40, 120), sizes=(250, 450)).rows)
     pairs = [
@@ -134,13 +152,14 @@ def test_chart_data_fill_the_named_datasets_of_their_templates(handbook):
         (recall.verdict_matrix(), {"rows": recall.verdict_data(result, handbook)}),
         (overview.boundary_strip(), overview.strip_data(index, 0, 120)),
         (
-            sweeps.sweep_lines("budget", "flat", tuple(CHUNKERS)),
-            {"rows": sweeps.sweep_data(frame, "flat")},
+            sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES),
+            {"rows": sweeps.sweep_data(frame, LEXICAL_MODES)},
         ),
         (
             sweeps.sweep_heatmap("complete", tuple(CHUNKERS)),
             {"rows": sweeps.heatmap_data(frame, "complete")},
         ),
+        (compare.recall_chart(), {"rows": compare.recall_data(flat_vs_graph)}),
     ]
     for chart, data in pairs:
         spec = chart.to_dict()
@@ -224,7 +243,7 @@ def test_boundary_map_is_bounded_for_a_big_document():
 def test_sweep_marks_points_where_no_chunk_fits(handbook):
     rows = sweep(handbook, LabConfig(chunkers=("structure",)), budgets=(10, 400), sizes=(450,)).rows
     frame = pd.DataFrame(rows)
-    data = sweeps.sweep_data(frame, "flat")
+    data = sweeps.sweep_data(frame, ("flat",))
     assert set(zip(data["budget"], data["fit"], strict=True)) == {(10, sweeps.NO_FIT), (400, "")}
     assert set(sweeps.heatmap_data(frame, "complete")["label"].loc[frame["budget"] == 10]) == {"✕"}
 
@@ -261,3 +280,135 @@ def test_markdown_escape_keeps_text_literal():
     assert draw.md_escape("**x** [a](javascript:y) <b>\n$1") == (
         "\\*\\*x\\*\\* \\[a\\]\\(javascript\\:y\\) \\<b\\> \\$1"
     )
+
+
+# Readable in a meeting: labels, ties and sweep charts (issue 12, items 1-3).
+
+
+def test_every_recall_bar_is_labelled_with_its_own_value(handbook):
+    data = recall.recall_data(recall.recall_table(run_lab(handbook, LabConfig())))
+    assert sorted(set(data["measure"])) == ["complete", "partial"]
+    assert all(row.label == f"{row.recall:.0%}" for row in data.itertuples())
+    fixed = data[data["configuration"] == "fixed · flat"].set_index("measure")
+    assert (fixed.loc["complete", "label"], fixed.loc["partial", "label"]) == ("8%", "54%")
+    assert fixed.loc["complete", "low"] < 1 / 13 < fixed.loc["complete", "high"]
+    text = next(
+        layer for layer in recall.recall_chart().to_dict()["layer"] if _mark(layer) == "text"
+    )
+    assert "transform" not in text  # every bar has a label, not only the complete ones
+    assert text["encoding"]["yOffset"]["field"] == "measure"  # on its own bar's row
+    assert text["encoding"]["x"]["field"] == "high"  # right of its own whisker
+
+
+def test_recall_table_shows_each_recall_with_its_wilson_interval():
+    app = open_app("pages/recall_tables.py", chunker="structure")
+    table = app.dataframe[0].value.set_index("configuration")
+    assert table.loc["structure · flat", "complete CI"] == "4% – 42%"  # 2 of 13
+    assert table.loc["structure · graph", "complete CI"] == "13% – 58%"  # 4 of 13
+    assert table.loc["structure · flat", "partial CI"] == "50% – 92%"  # 10 of 13
+
+
+def test_recall_headline_names_the_near_ties():
+    app = open_app("pages/recall_tables.py")
+    headline = app.markdown[0].value.replace("\\", "")
+    assert headline == (
+        "**Best complete recall 46%: qes-greedy · graph; 1 configuration is within one question "
+        "of it**"
+    )
+
+
+def test_recall_headline_names_every_tied_configuration():
+    doc = "# D\n\n### 1.1 A\n\nAlpha rules here.\n\n### 1.2 B\n\nBeta rules there.\n"
+    corpus = build_corpus(
+        {"d": doc},
+        [
+            {"id": "a", "question": "alpha", "evidence": ["Alpha rules here."]},
+            {"id": "b", "question": "zeta", "evidence": ["Beta rules there."]},
+        ],
+    )
+    app = open_app("pages/recall_tables.py", chunker=["structure", "sentence"])
+    app.session_state[USER_CORPUS_KEY] = corpus
+    app.run()
+    app.selectbox(key="corpus").select(USER).run()
+    headline = app.markdown[0].value.replace("\\", "")
+    assert headline == (
+        "**Best complete recall 50%: sentence · flat, sentence · graph, structure · flat, "
+        "structure · graph (4 configurations tie)**"
+    )
+
+
+def test_ranking_depth_is_on_the_recall_page_with_its_diagnosis():
+    app = open_app("pages/recall_tables.py", chunker="structure")
+    depth = next(d.value for d in app.dataframe if "recall@1" in d.value.columns)
+    row = depth.set_index("configuration").loc["structure · flat"]
+    assert [f"recall@{k}" in depth.columns for k in (1, 3, 5, 10)] == [True] * 4
+    assert [f"precision@{k}" in depth.columns for k in (1, 3, 5, 10)] == [True] * 4
+    assert (row["top 3"], row["top 10 only"], row["beyond 10"]) == (9, 3, 1)
+    assert row["points at"] == "ranking"
+
+
+def _mark(layer: dict) -> str:
+    mark = layer["mark"]
+    return mark if isinstance(mark, str) else mark["type"]
+
+
+def _legends(spec) -> set[tuple[str, str]]:
+    """(channel, field) of every encoding that draws a legend."""
+    found = set()
+    if isinstance(spec, dict):
+        for channel, enc in spec.get("encoding", {}).items():
+            legend_channel = channel in ("color", "fill", "stroke", "strokeDash", "size", "shape")
+            if legend_channel and "field" in enc and enc.get("legend", {}) is not None:
+                found.add((channel, enc["field"]))
+        for value in spec.values():
+            found |= _legends(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found |= _legends(value)
+    return found
+
+
+def test_sweep_lines_give_each_chunker_a_tall_panel_under_one_legend():
+    spec = sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES).to_dict()
+    assert spec["facet"]["field"] == "chunker" and spec["columns"] == 3
+    assert spec["spec"]["height"] >= 200 and spec["spec"]["width"] >= 250
+    # colour and dash encode the same field, so Vega-Lite draws one legend whose entries show
+    # both: "flat · complete" solid blue, "flat · partial" dashed blue, ...
+    assert _legends(spec) == {("color", "line"), ("strokeDash", "line")}
+    lines = next(layer for layer in spec["spec"]["layer"] if _mark(layer) == "line")
+    dash = lines["encoding"]["strokeDash"]["scale"]
+    assert dash["domain"] == [
+        "flat · complete",
+        "flat · partial",
+        "graph · complete",
+        "graph · partial",
+    ]
+    assert dash["range"][0] == [1, 0] and dash["range"][1] != [1, 0]
+
+
+def test_equal_sweep_lines_stay_visible():
+    spec = sweeps.sweep_lines("size", ("structure",), LEXICAL_MODES).to_dict()
+    lines = next(layer for layer in spec["spec"]["layer"] if _mark(layer) == "line")
+    scale = lines["encoding"]["strokeWidth"]["scale"]
+    widths = dict(zip(scale["domain"], scale["range"], strict=True))
+    # graph is drawn thinner on top of flat: equal lines show a thin line inside a wide one
+    assert widths["flat · complete"] >= 2.5 * widths["graph · complete"]
+    assert lines["encoding"]["order"]["field"] == "mode"
+
+
+def test_sweep_bands_are_the_wilson_intervals(handbook):
+    frame = pd.DataFrame(
+        sweep(handbook, LabConfig(chunkers=("structure",)), budgets=(120,), sizes=(450,)).rows
+    )
+    data = sweeps.sweep_data(frame, LEXICAL_MODES).set_index(["mode", "measure"])
+    assert data.loc[("flat", "complete"), ["recall", "low", "high"]].tolist() == pytest.approx(
+        [2 / 13, 0.0433, 0.4223], abs=1e-4
+    )
+    band = next(
+        layer
+        for layer in sweeps.sweep_lines("budget", ("structure",), LEXICAL_MODES).to_dict()["spec"][
+            "layer"
+        ]
+        if _mark(layer) == "area"
+    )
+    assert (band["encoding"]["y"]["field"], band["encoding"]["y2"]["field"]) == ("low", "high")

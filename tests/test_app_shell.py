@@ -4,9 +4,10 @@ import re
 
 import pytest
 from app_support import ALL_PAGES, ENTRY, TIMEOUT, open_app
+from samples import SPEC_CHUNKERS
 from streamlit.testing.v1 import AppTest
 
-from lab import DEFAULT_CHUNKERS, build_corpus
+from lab import build_corpus
 from ui import links
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import Settings, chunker_options, url_notices
@@ -87,7 +88,7 @@ def test_settings_survive_a_page_switch():
         ("size", "abc", 450),
         ("size", "450.0x", 450),
         ("budget", "nan", 120),
-        ("chunker", "nope", DEFAULT_CHUNKERS),
+        ("chunker", "nope", SPEC_CHUNKERS),
         ("mode", "vector", ("flat", "graph")),
         ("split", "dev", "test"),
         ("headers", "maybe", False),
@@ -147,7 +148,7 @@ def test_clearing_every_chunker_shows_all_with_a_note():
     app = open_app()
     app.multiselect(key="chunker").set_value([]).run()
     assert not app.exception
-    assert settings(app).chunkers == DEFAULT_CHUNKERS
+    assert settings(app).chunkers == SPEC_CHUNKERS
     assert any("No chunker chosen" in c.value for c in app.sidebar.caption)
 
 

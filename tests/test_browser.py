@@ -29,6 +29,7 @@ PAGES = {  # url path -> (title, the page's last element, screenshot name)
     "": ("Index overview", ".cl-map", "index_overview"),
     "recall_tables": ("Recall tables", '[data-testid="stDownloadButton"]', "recall_tables"),
     "sweep_charts": ("Sweep charts", '[data-testid="stDownloadButton"]', "sweep_charts"),
+    "compare": ("Compare", '[data-testid="stDownloadButton"]', None),  # screenshot: see below
     "question_drilldown": ("Question drill-down", ".cx-chunk", "question_drilldown"),
     "chunk_graph": ("Chunk graph", ".cx-head", "chunk_graph"),
     "your_corpus": ("Your corpus", '[data-testid="stExpander"]', "your_corpus"),
@@ -173,13 +174,16 @@ def share_link(page) -> str:
     return page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.inner_text()
 
 
-@pytest.mark.parametrize("path", list(PAGES), ids=[name for _, _, name in PAGES.values()])
+@pytest.mark.parametrize(
+    "path", list(PAGES), ids=[name or path for path, (_, _, name) in PAGES.items()]
+)
 def test_page_loads_and_its_url_brings_a_changed_setting_back(server, browser, page, path):
     page.goto(f"{server}/{path}")
     settle(page, path)
     if path == "your_corpus":
         load_the_example(page)
-    screenshot(page, PAGES[path][2])
+    if PAGES[path][2]:
+        screenshot(page, PAGES[path][2])
 
     size_input(page).fill("600")
     size_input(page).press("Enter")
@@ -295,3 +299,49 @@ def test_a_pasted_licence_survives_a_refresh_and_its_link_opens_it_elsewhere(ser
         assert fresh.evaluate(LINKS_OUT) == []
     finally:
         fresh.context.close()
+
+
+def main_area(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+def test_compare_page_keeps_bs_settings_in_its_link(server, browser, page):
+    page.goto(f"{server}/compare?chunker=structure&chunker=qes-greedy")
+    settle(page, "compare")
+    expect(page.get_by_text("B fixes 2 questions and breaks none.")).to_be_visible()
+    expect(page.get_by_text("B changes: mode (flat → graph)")).to_be_visible()
+    screenshot(page, "compare")
+
+    b_budget = main_area(page).get_by_label("Context budget (words)", exact=True)
+    b_budget.fill("200")
+    b_budget.press("Enter")
+    page.wait_for_function("() => location.search.includes('b_budget=200')", timeout=WAIT_MS)
+    expect(page.get_by_text("A and B differ in 2 settings (mode, budget)")).to_be_visible()
+
+    size_input(page).fill("600")  # A's size: B's untouched size follows it
+    size_input(page).press("Enter")
+    page.wait_for_function("() => location.search.includes('size=600')", timeout=WAIT_MS)
+    b_size = main_area(page).get_by_label("Chunk size L (characters)", exact=True)
+    expect(b_size).to_have_value("600")
+    expect(b_budget).to_have_value("200")
+    assert "b_size" not in page.url
+
+    fresh = browser.new_context(viewport=VIEWPORT).new_page()
+    try:
+        fresh.goto(page.url)
+        settle(fresh, "compare")
+        again = main_area(fresh).get_by_label("Context budget (words)", exact=True)
+        expect(again).to_have_value("200")
+        expect(fresh.get_by_text("A and B differ in 2 settings (mode, budget)")).to_be_visible()
+    finally:
+        fresh.context.close()
+
+
+def test_sweep_charts_are_tall_and_fit_the_page_at_1440_by_900(server, page):
+    page.goto(f"{server}/sweep_charts")
+    settle(page, "sweep_charts")
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    expect(chart).to_be_visible()
+    box, main = chart.bounding_box(), main_area(page).bounding_box()
+    assert box["height"] >= 450, box  # two rows of chunker panels, 210 px each
+    assert box["x"] + box["width"] <= main["x"] + main["width"], (box, main)

@@ -3,22 +3,22 @@
 from itertools import combinations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from samples import REAL_DOCUMENTS, SPEC_CHUNKERS, corpora
 
 from lab import build_corpus, build_index, parse_document
-from lab.chunkers import REFERENCE_MARK, Training, chunk_document
-from lab.chunkers.qes_dp import MU, segment
-from lab.chunkers.qes_greedy import (
-    INDEX_BUDGET,
-    MIN_FRACTION,
-    Coverage,
-    greedy_lazy,
-    greedy_plain,
-    select_windows,
-)
-from lab.index import DEFAULT_OVERLAP, training_for
+from lab.chunkers import Training, chunk_document
+from lab.chunkers.qes_dp import segment
+from lab.chunkers.qes_greedy import Coverage, greedy_lazy, select_windows
+from lab.index import training_for
+
+# The spec's numbers, written here so that a wrong constant in the code makes a test fail.
+MU = 0.05  # SPEC 4.4: qes-dp's cost per chunk
+INDEX_BUDGET = 1.35  # SPEC 4.5: qes-greedy's windows spend at most 1.35 x the document's length
+MIN_WINDOW = 0.5  # SPEC 4.5: qes-greedy's candidate windows span at least 0.5 L
+ALPHA = 0.02  # SPEC 4.5: qes-greedy's gain per newly covered unit
+REFERENCE_MARK = "\u21b3"  # SPEC 4.3: "↳ Section x.y Title: " introduces reference text
 
 # Four sentences of exactly 20 characters: units at 0, 21, 42, 63; two span 41, three span 62.
 FOUR = "Alpha beta gamma de. Bravo beta gamma de. Charl beta gamma de. Delta beta gamma de."
@@ -84,8 +84,10 @@ def test_sentence_windows_repeat_trailing_sentences_within_the_overlap():
 
 
 def test_sentence_windows_repeat_up_to_fifty_characters_by_default():
-    # S1..S3 span 62 <= 70; the next window starts with S2 S3 (41 <= 50), not S1 S2 S3 (62).
-    assert bodies(FOUR, "sentence", 70, overlap=DEFAULT_OVERLAP) == [(0, 62), (21, 83)]
+    # SPEC 4.2: overlap = 50 by default. S1..S3 span 62 <= 70; the next window starts with S2 S3
+    # (41 <= 50), not S1 S2 S3 (62).
+    index = build_index(build_corpus({"d": FOUR}, None), "sentence", 70)
+    assert [c.source[0] for c in index.chunks] == [(0, 62), (21, 83)]
 
 
 def test_sentence_windows_do_not_overlap_when_no_trailing_sentence_fits_the_overlap():
@@ -145,15 +147,36 @@ def test_structure_never_crosses_a_provision_boundary(handbook):
     assert len(index.chunks) == len(with_body)
 
 
-def test_reference_text_is_cut_to_320_characters_at_a_word_boundary():
-    long_body = " ".join(f"Word{i} is part of the long definition." for i in range(20))
+def reference_text(long_body):
+    """The reference text a citing provision gets for a provision whose body is ``long_body``."""
     text = f"### 1.1 Long\n\n{long_body}\n\n### 1.2 Short\n\nSee Section 1.1 here.\n"
     doc, chunks, _ = plan(text, "structure", 2000)
     s, e = chunks[1].source[1]
     excerpt = doc.text[s:e]
-    assert s == text.index("Word0") and e - s <= 320
-    assert long_body.startswith(excerpt) and long_body[e - s] == " "
+    assert s == text.index(long_body[:5])
     assert chunks[1].text.endswith(f"Section 1.1 Long: {excerpt}")
+    return excerpt
+
+
+# Sentences 0-9 are 37 characters, 10-19 are 38: sentences 0-7 and their seven joining spaces take
+# 8 x 37 + 7 = 303 characters, and " Word8 is part of" brings the text to exactly 320.
+DEFINITION = " ".join(f"Word{i} is part of the long definition." for i in range(20))
+
+
+def test_reference_text_is_the_provision_body_up_to_exactly_320_characters():
+    # SPEC 4.3: "up to 320 characters of its body"; here the 320th character ends a word.
+    excerpt = reference_text(DEFINITION)
+    assert len(excerpt) == 320
+    assert excerpt == DEFINITION[:320]
+    assert excerpt.endswith("Word7 is part of the long definition. Word8 is part of")
+
+
+def test_reference_text_is_cut_back_to_the_last_whole_word_within_320_characters():
+    # Two more characters in front: "of" would end at character 322, so the excerpt stops after
+    # "part" (317 + 2 = 319 characters) rather than cutting a word.
+    excerpt = reference_text("A " + DEFINITION)
+    assert len(excerpt) == 319
+    assert excerpt.endswith("Word8 is part")
 
 
 # --- headers toggle ---------------------------------------------------------------------------
@@ -195,7 +218,29 @@ def test_qes_dp_finds_the_hand_computed_optimum():
     runs, value = segment(doc, 45, PAIR)
     # [0] | [1, 2] | [3]: two spans and one whole question inside the middle chunk, minus 3 mu.
     assert runs == [(0, 1), (1, 3), (3, 4)]
-    assert value == pytest.approx(3 - 3 * MU)
+    assert value == pytest.approx(3 - 3 * 0.05)
+
+
+# Two train questions, each with two evidence sentences: units 0 and 1, units 2 and 3 of FOUR.
+TWO_PAIRS = Training((((0, 0), (1, 1)), ((2, 2), (3, 3))))
+
+
+def test_qes_dp_allows_a_chunk_spanning_exactly_l_characters():
+    # SPEC 4.4: chunks span at most L. Units 0-1 and 2-3 each span exactly 41 characters; with
+    # L = 41 the two-chunk cut keeps all four spans and both questions: 4 + 2 - 2 x 0.05.
+    runs, value = segment(parse_document(FOUR), 41, TWO_PAIRS)
+    assert runs == [(0, 2), (2, 4)]
+    assert value == pytest.approx(5.9)
+    _, chunks, made = plan(FOUR, "qes-dp", 41, training=TWO_PAIRS)
+    assert [c.source[0] for c in chunks] == [(0, 41), (42, 83)]
+    assert made.objective == pytest.approx(5.9)
+
+
+def test_qes_dp_forbids_a_chunk_one_character_longer_than_l():
+    # L = 40: no two sentences fit together, so every sentence stands alone: 4 spans - 4 x 0.05.
+    runs, value = segment(parse_document(FOUR), 40, TWO_PAIRS)
+    assert runs == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    assert value == pytest.approx(3.8)
 
 
 def test_qes_dp_reports_its_objective_in_the_plan_and_the_index():
@@ -216,7 +261,7 @@ def test_qes_dp_reports_its_objective_in_the_plan_and_the_index():
 
 def test_qes_dp_without_training_makes_as_few_chunks_as_fit():
     runs, value = segment(parse_document(FOUR), 45, Training())
-    assert len(runs) == 2 and value == pytest.approx(-2 * MU)
+    assert len(runs) == 2 and value == pytest.approx(-2 * 0.05)
 
 
 def test_qes_dp_keeps_a_two_sentence_evidence_span_that_sentence_windows_cut():
@@ -255,7 +300,7 @@ def test_qes_dp_uses_train_questions_only(handbook):
             }
         ],
     )
-    assert build_index(test_only, "qes-dp", 45, overlap=0).objective == pytest.approx(-2 * MU)
+    assert build_index(test_only, "qes-dp", 45, overlap=0).objective == pytest.approx(-0.1)
 
 
 # --- qes-greedy -------------------------------------------------------------------------------
@@ -269,6 +314,53 @@ def test_qes_greedy_hand_computed_windows_and_gap():
     assert select_windows(doc, 45, PAIR) == [(0, 2), (1, 3), (3, 4)]
 
 
+def three_sentences(middle):
+    """Two 20-character sentences around ``middle``."""
+    return f"Alpha beta gamma de. {middle} Charl beta gamma de."
+
+
+# Two train questions: one needs units 0 and 1, the other units 1 and 2.
+CHAIN = Training((((0, 0), (1, 1)), ((1, 1), (2, 2))))
+
+
+def test_qes_greedy_takes_a_window_that_fits_1_35_times_the_document_but_not_once():
+    # The middle sentence has 22 characters: the text is 64, windows (0, 2) and (1, 3) span 43
+    # each (L = 49, so single sentences, under 24.5, are not candidates). Both gain 3.04; the
+    # first by position is taken, then (1, 3) still gains a span, a question and a unit (2.02).
+    # Together they cost 86: within 1.35 x 64 = 86.4, though more than the document itself.
+    text = three_sentences("Bravo beta gamma deep.")
+    assert len(text) == 64
+    assert select_windows(parse_document(text), 49, CHAIN) == [(0, 2), (1, 3)]
+
+
+def test_qes_greedy_leaves_a_gap_when_the_second_window_would_pass_1_35_times_the_document():
+    # A 24-character middle sentence: the text is 66 and the windows span 45 each. Together they
+    # would cost 90 > 1.35 x 66 = 89.1, so unit 2 is left to a gap chunk.
+    text = three_sentences("Bravo beta gamma deeper.")
+    assert len(text) == 66
+    assert select_windows(parse_document(text), 49, CHAIN) == [(0, 2), (2, 3)]
+
+
+def test_qes_greedy_candidate_windows_span_half_l_to_l():
+    doc = parse_document(FOUR)
+    # L = 40: single sentences (20 = 0.5 L) are candidates, pairs (41) are too long.
+    assert [c[:2] for c in Coverage(doc, 40, NO_TRAINING).candidates] == [
+        (0, 1),
+        (1, 2),
+        (2, 3),
+        (3, 4),
+    ]
+    # L = 41: pairs fit, single sentences (20 < 20.5) are too short to be windows.
+    assert [c[:2] for c in Coverage(doc, 41, NO_TRAINING).candidates] == [(0, 2), (1, 3), (2, 4)]
+
+
+def test_qes_greedy_never_picks_a_window_shorter_than_half_l():
+    # Evidence in unit 0 only. A lone sentence (20 characters) would gain 1.02 per 20 characters,
+    # twice the pair's 1.04 per 41, but with L = 41 it is under 0.5 L: the pair is taken.
+    evidence = Training((((0, 0),),))
+    assert select_windows(parse_document(FOUR), 41, evidence) == [(0, 2), (2, 4)]
+
+
 def test_qes_greedy_windows_fit_the_index_budget_and_gaps_cover_the_rest(handbook, handbook_doc):
     size = 450
     training = training_for(handbook, 0)
@@ -276,7 +368,7 @@ def test_qes_greedy_windows_fit_the_index_budget_and_gaps_cover_the_rest(handboo
     chosen = greedy_lazy(cov, INDEX_BUDGET * len(handbook_doc.text))
     windows = [cov.candidates[c] for c in chosen]
     assert windows
-    assert all(MIN_FRACTION * size <= cost <= size for _, _, cost in windows)
+    assert all(MIN_WINDOW * size <= cost <= size for _, _, cost in windows)
     assert sum(cost for _, _, cost in windows) <= INDEX_BUDGET * len(handbook_doc.text)
 
     runs = select_windows(handbook_doc, size, training)
@@ -328,7 +420,11 @@ def test_invalid_parameters_name_the_allowed_values(handbook):
 
 
 def objective(doc, runs, training, mu=MU):
-    items = [*training.spans, *training.groups]
+    """SPEC 4.4's sum of u(j, i): distinct evidence spans inside each chunk, plus multi-evidence
+    questions whose whole evidence is inside it, minus mu per chunk."""
+    spans = {s for q in training.questions for s in q}
+    wholes = [(min(f for f, _ in q), max(last for _, last in q)) for q in training.questions]
+    items = [*spans, *(w for w, q in zip(wholes, training.questions, strict=True) if len(q) > 1)]
     return sum(sum(j <= f and last < i for f, last in items) - mu for j, i in runs)
 
 
@@ -355,11 +451,17 @@ def small_segmentation_problems(draw):
         lambda t: (t[0], min(n - 1, t[0] + t[1]))
     )
     questions = draw(st.lists(st.lists(unit_range, min_size=1, max_size=3), max_size=4))
-    size = draw(st.integers(5, 80))
+    # Often exactly the span of some run of units: the limit's boundary case.
+    spans = [
+        doc.units[i - 1].end - doc.units[j].start for j in range(n) for i in range(j + 1, n + 1)
+    ]
+    size = draw(st.one_of(st.integers(5, 80), st.sampled_from(spans)))
     return doc, size, Training(tuple(tuple(q) for q in questions))
 
 
 @given(small_segmentation_problems())
+@example((parse_document(FOUR), 41, TWO_PAIRS))  # the best chunks span exactly L
+@example((parse_document(FOUR), 40, TWO_PAIRS))  # and here one character more than L
 def test_qes_dp_matches_brute_force_on_small_inputs(problem):
     doc, size, training = problem
     runs, value = segment(doc, size, training)
@@ -369,17 +471,90 @@ def test_qes_dp_matches_brute_force_on_small_inputs(problem):
     assert runs[0][0] == 0 and runs[-1][1] == len(doc.units)
 
 
+def plain_greedy(doc, size, training):
+    """SPEC 4.5 read literally, rescanning every candidate each round.
+
+    Candidates: runs of consecutive units spanning 0.5 L to L characters. Budget: 1.35 x the
+    document's length, spent in window characters. Gain: newly covered evidence spans + newly
+    completed multi-evidence questions + 0.02 per newly covered unit. Each round takes the best
+    gain per character among the windows that still fit and gain something (the first in
+    document order on a tie). Uncovered units then become gap chunks, packed up to L."""
+    units = doc.units
+    n = len(units)
+
+    def span(j, i):
+        return units[i - 1].end - units[j].start
+
+    windows = [
+        (j, i)
+        for j in range(n)
+        for i in range(j + 1, n + 1)
+        if MIN_WINDOW * size <= span(j, i) <= size
+    ]
+    spans = sorted({s for q in training.questions for s in q})
+    multi = [q for q in training.questions if len(q) > 1]
+    covered_units, covered_spans, completed = set(), set(), set()
+
+    def inside(j, i, evidence):
+        return j <= evidence[0] and evidence[1] < i
+
+    def gain(j, i):
+        new_spans = sum(1 for e in spans if e not in covered_spans and inside(j, i, e))
+        new_questions = sum(
+            1 for k, q in enumerate(multi) if k not in completed and all(inside(j, i, e) for e in q)
+        )
+        new_units = sum(1 for u in range(j, i) if u not in covered_units)
+        return new_spans + new_questions + ALPHA * new_units
+
+    budget, spent, chosen = INDEX_BUDGET * len(doc.text), 0, []
+    while True:
+        best, best_ratio = None, 0.0
+        for j, i in windows:
+            g = gain(j, i)
+            if spent + span(j, i) <= budget and g > 0 and g / span(j, i) > best_ratio:
+                best, best_ratio = (j, i), g / span(j, i)
+        if best is None:
+            break
+        j, i = best
+        chosen.append(best)
+        spent += span(j, i)
+        covered_units.update(range(j, i))
+        covered_spans.update(e for e in spans if inside(j, i, e))
+        completed.update(k for k, q in enumerate(multi) if all(inside(j, i, e) for e in q))
+
+    gaps, u = [], 0
+    while u < n:
+        if u in covered_units:
+            u += 1
+            continue
+        first = u
+        while u < n and u not in covered_units:
+            if u > first and span(first, u + 1) > size:
+                gaps.append((first, u))
+                first = u
+            u += 1
+        gaps.append((first, u))
+    return sorted(chosen + gaps)
+
+
+def test_plain_greedy_reproduces_the_hand_computed_cases():
+    assert plain_greedy(parse_document(FOUR), 45, PAIR) == [(0, 2), (1, 3), (3, 4)]
+    fits = parse_document(three_sentences("Bravo beta gamma deep."))
+    assert plain_greedy(fits, 49, CHAIN) == [(0, 2), (1, 3)]
+    too_big = parse_document(three_sentences("Bravo beta gamma deeper."))
+    assert plain_greedy(too_big, 49, CHAIN) == [(0, 2), (2, 3)]
+
+
 @given(corpora(), st.sampled_from([60, 120, 250]))
 def test_lazy_greedy_picks_the_same_windows_as_plain_greedy(corpus, size):
     doc = corpus.documents[0]
     training = training_for(corpus, 0)
-    assert select_windows(doc, size, training) == select_windows(doc, size, training, lazy=False)
+    assert select_windows(doc, size, training) == plain_greedy(doc, size, training)
 
 
 @pytest.mark.parametrize("size", [250, 450, 800])
 def test_lazy_greedy_matches_plain_greedy_on_the_handbook(handbook, handbook_doc, size):
     training = training_for(handbook, 0)
-    budget = INDEX_BUDGET * len(handbook_doc.text)
-    lazy = greedy_lazy(Coverage(handbook_doc, size, training), budget)
-    plain = greedy_plain(Coverage(handbook_doc, size, training), budget)
-    assert lazy == plain and len(lazy) > 1
+    lazy = select_windows(handbook_doc, size, training)
+    assert lazy == plain_greedy(handbook_doc, size, training)
+    assert len(lazy) > 1

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from app_support import tiny_cross_encoder
+from samples import ALL_MODES, DENSE_INSTALL, EMBEDDING_MODEL, RERANKER_MODEL, SPEC_CHUNKERS
 
-from lab import CHUNKERS, DEFAULT_CHUNKERS, MODES, embed
+from lab import CHUNKERS, embed
 from lab.cli import build_parser, main
-from lab.rerank import DEFAULT_RERANKER
 
 ROOT = Path(__file__).resolve().parent.parent
 QE = ROOT / "data" / "handbook_qe.json"
@@ -47,7 +47,7 @@ def test_json_has_every_default_chunker_and_mode_with_the_documented_shape(defau
     data = default_json
     assert set(data) == {"config", "runs", "errors"}
     assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [
-        (c, m) for c in DEFAULT_CHUNKERS for m in ("flat", "graph")
+        (c, m) for c in SPEC_CHUNKERS for m in ("flat", "graph")
     ]
     run = data["runs"][0]
     assert {"chunker", "mode", "metrics", "index", "questions"} <= set(run)
@@ -87,7 +87,7 @@ def test_table_shows_metrics_and_index_statistics(capsys):
     for column in ("mode", "complete", "gap", "context words", "chunks", "MRR"):
         assert column in header
     assert "Index statistics" in out
-    for name in DEFAULT_CHUNKERS:
+    for name in SPEC_CHUNKERS:
         assert sum(line.startswith(f"{name} ") for line in lines) == 3  # flat, graph, index row
     assert err == ""
 
@@ -333,6 +333,111 @@ def test_module_runs_out_of_the_box_and_fails_cleanly(tmp_path):
     assert bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
 
 
+# compare ----------------------------------------------------------------------------------------
+
+FLAT = "chunker=structure,mode=flat"
+
+
+def test_compare_table_gives_the_transitions_and_the_verdict(capsys):
+    code, out, err = run_cli(capsys, "compare", "--a", FLAT, "--b", "chunker=structure,mode=graph")
+    assert code == 0, err
+    assert (
+        "A: structure · flat\nB: structure · graph\nB differs from A in: mode (flat → graph)" in out
+    )
+    complete = next(line for line in out.splitlines() if line.startswith("complete "))
+    assert complete.split()[-5:] == ["2", "0", "2", "9", "0.50"]  # fixed broken kept failed p
+    assert "B fixes 2 questions and breaks none." in out
+    assert "Warning" not in out and err == ""
+
+
+def test_compare_json_has_the_documented_shape(capsys):
+    code, out, err = run_cli(
+        capsys, "compare", "--a", FLAT, "--b", "mode=graph", "--format", "json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["a"]["chunkers"] == ["structure"] and data["b"]["modes"] == ["graph"]
+    assert [q["id"] for q in data["questions"]] == SPLIT_IDS["test"]
+    assert {(q["id"], q["a"], q["b"], q["transition"]) for q in data["questions"]} >= {
+        ("q07", "partial", "complete", "fixed"),
+        ("q14", "partial", "complete", "fixed"),
+    }
+    for measure in ("complete", "partial"):
+        assert {"fixed", "broken", "a", "b", "p_value", "ci"} <= set(data[measure])
+    assert (data["complete"]["fixed"], data["complete"]["broken"]) == (2, 0)
+    assert data["complete"]["p_value"] == pytest.approx(0.5)
+    assert data["complete"]["b"]["recall"] == pytest.approx(4 / 13)
+
+
+def test_compare_csv_is_one_row_per_question(capsys):
+    code, out, _ = run_cli(capsys, "compare", "--a", FLAT, "--b", "mode=graph", "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["id"] for r in rows] == SPLIT_IDS["test"]
+    assert rows[1]["question"] == "Is flash photography allowed on the dome floor?"
+    assert (rows[1]["a"], rows[1]["b"], rows[1]["transition"]) == ("partial", "complete", "fixed")
+
+
+def test_fail_on_broken_exits_1_only_when_b_breaks_a_question(capsys):
+    greedy = "chunker=qes-greedy,mode=graph"
+    code, _, err = run_cli(
+        capsys, "compare", "--a", greedy, "--b", "chunker=structure", "--fail-on-broken"
+    )
+    assert code == 1
+    assert err == "fail: B breaks 3 question(s) that A passed: q04, q12, q23\n"
+    code, _, _ = run_cli(capsys, "compare", "--a", greedy, "--b", "chunker=structure")
+    assert code == 0
+    code, _, err = run_cli(capsys, "compare", "--a", FLAT, "--b", "mode=graph", "--fail-on-broken")
+    assert (code, err) == (0, "")
+
+
+def test_compare_warns_when_more_than_one_setting_changes(capsys):
+    code, out, _ = run_cli(capsys, "compare", "--a", FLAT, "--b", "mode=graph,budget=200")
+    assert code == 0
+    assert "Warning: A and B differ in 2 settings (mode, budget): change one thing at a time" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--a", "chunk=structure", "--b", "mode=graph"], ["--a: unknown setting 'chunk'"]),
+        (["--a", FLAT, "--b", "mode=flat"], ["A and B are the same configuration"]),
+        (["--a", "mode=flat", "--b", "mode=graph"], ["--a must name one chunker"]),
+        (["--a", FLAT, "--b", "size=big"], ["--b: size must be a whole number"]),
+        (["--a", FLAT, "--b", "graph"], ["--b: expected NAME=VALUE, got 'graph'"]),
+        (["--a", FLAT], ["the following arguments are required: --b"]),
+    ],
+)
+def test_compare_bad_settings_are_user_errors(capsys, argv, words):
+    assert_user_error(*run_cli(capsys, "compare", *argv), *words)
+
+
+def test_compare_on_a_split_without_questions_is_a_user_error(capsys, tmp_path):
+    doc = write(tmp_path, "d.md", "# D\n\n### 1.1 A\n\nAlpha is first.\n")
+    qe = write(
+        tmp_path, "q.json", '[{"id": "x", "question": "alpha", "evidence": ["Alpha is first."]}]'
+    )
+    assert_user_error(
+        *run_cli(
+            capsys, "compare", "--doc", doc, "--qe", qe, "--a", FLAT + ",split=train",
+            "--b", "mode=graph",
+        ),
+        "no train questions",
+    )  # fmt: skip
+
+
+def test_compare_module_exit_codes(tmp_path):
+    def status(*argv: str) -> int:
+        return subprocess.run(
+            [sys.executable, "-m", "lab", "compare", *argv], cwd=ROOT, capture_output=True
+        ).returncode
+
+    assert status("--a", FLAT, "--b", "mode=graph", "--fail-on-broken") == 0
+    assert status("--a", "chunker=qes-greedy,mode=graph", "--b", "chunker=structure",
+                  "--fail-on-broken") == 1  # fmt: skip
+    assert status("--a", FLAT, "--b", "mode=flat") == 2
+
+
 # Dense retrieval and reranking ------------------------------------------------------------------
 
 DENSE_OK, DENSE_STATUS = embed.dense_status()
@@ -343,7 +448,7 @@ needs_dense = pytest.mark.skipif(
 
 def test_dense_and_rerank_flags_default_to_the_bundled_models():
     args = build_parser().parse_args(["run", "--dense", "--rerank", "--mode", "all"])
-    assert (args.dense, args.rerank, args.rerank_top) == (embed.DEFAULT_MODEL, DEFAULT_RERANKER, 20)
+    assert (args.dense, args.rerank, args.rerank_top) == (EMBEDDING_MODEL, RERANKER_MODEL, 20)
     plain = build_parser().parse_args(["run"])
     assert (plain.dense, plain.rerank, plain.late) == (None, None, False)
 
@@ -352,9 +457,9 @@ def test_dense_and_rerank_flags_default_to_the_bundled_models():
 def test_dense_mode_all_runs_every_mode_of_every_chunker_named(capsys):
     data = run_json(capsys, "--dense", "--mode", "all", "--chunker", "structure,semantic")
     assert [(r["chunker"], r["mode"]) for r in data["runs"]] == [
-        (c, m) for c in ("structure", "semantic") for m in MODES
+        (c, m) for c in ("structure", "semantic") for m in ALL_MODES
     ]
-    assert data["config"]["dense"] == embed.DEFAULT_MODEL
+    assert data["config"]["dense"] == EMBEDDING_MODEL
     question = data["runs"][-1]["questions"][0]
     assert {"id", "split", "partial", "complete", "context", "evidence"} <= set(question)
     assert all(r["metrics"]["complete"] <= r["metrics"]["partial"] for r in data["runs"])
@@ -397,7 +502,7 @@ def test_dense_without_its_packages_exits_with_the_install_command(capsys, monke
 
     monkeypatch.setattr(embed, "get_embedder", unavailable)
     code, out, err = run_cli(capsys, "run", "--dense", "--chunker", "fixed")
-    assert_user_error(code, out, err, "sentence_transformers", embed.INSTALL_HINT)
+    assert_user_error(code, out, err, "sentence_transformers", DENSE_INSTALL)
     assert len(err.splitlines()) == 1
 
 

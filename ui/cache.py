@@ -21,12 +21,14 @@ import streamlit as st
 from lab import (
     CHUNKERS,
     DEFAULT_BUDGETS,
+    Comparison,
     Corpus,
     CorpusError,
     Index,
     LabCache,
     LabConfig,
     LabResult,
+    compare,
     load_corpus,
     run_lab,
     sweep,
@@ -101,14 +103,14 @@ def embedder_problem(model: str) -> str | None:
     return None
 
 
-def reranker_problem(model: str) -> str | None:
-    """Load the shared cross-encoder ``model``; why it cannot be had here, or None. A model that
-    would need the network is not tried: the app must not hang on a download it cannot make."""
-    ok, status = reranker_status(model)
+def reranker_problem(model: str, folder: str) -> str | None:
+    """Load the shared cross-encoder named ``model`` from ``folder`` (the engine keeps it under
+    that name); why it cannot be had here, or None."""
+    ok, status = reranker_status(folder)
     if not ok:
         return status
     try:
-        get_reranker(model)
+        get_reranker(model, source=folder)
     except DenseUnavailable as exc:
         return str(exc)
     return None
@@ -118,7 +120,7 @@ def download_reranker(model: str) -> str | None:
     """Fetch hub cross-encoder ``model`` into the model cache and load it (the user asked for
     it); why not, or None."""
     try:
-        get_reranker(download(model))
+        get_reranker(model, source=download(model))
     except DenseUnavailable as exc:
         return str(exc)
     return None
@@ -229,6 +231,17 @@ def lab(of: Corpus, config: LabConfig) -> LabResult:
     what = f"embedding with {config.dense}, " if config.dense else ""
     with st.spinner(f"Chunking, {what}ranking and assembling…"):
         return pick(_lab, of)(of, of.digest, config)
+
+
+@shared_and_session(st.cache_data, max_entries=128, session_entries=16)
+def _comparison(_corpus: Corpus, digest: str, a: LabConfig, b: LabConfig) -> Comparison:
+    return compare(_corpus, a, b, cache=workbench(_corpus))
+
+
+def comparison(of: Corpus, a: LabConfig, b: LabConfig) -> Comparison:
+    """``compare`` of A and B on this corpus (a spinner shows while it takes long)."""
+    with st.spinner("Running A and B…"):
+        return pick(_comparison, of)(of, of.digest, a, b)
 
 
 def index(of: Corpus, config: LabConfig, chunker: str) -> Index:

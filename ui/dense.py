@@ -133,19 +133,23 @@ def check(choice: DenseChoice, notes) -> DenseChoice:
             return choice.off()
     if not choice.rerank:
         return choice
-    source = models.resolve(choice.rerank_model)
-    problem = source.problem or _load(
-        choice.rerank_model, lambda: cache.reranker_problem(source.folder)
-    )
-    if not problem:
+    source = reranker(choice.rerank_model)
+    if not source.problem:
         return choice._replace(rerank_source=source.folder)
-    notes.warning(
-        f"Reranking is off: {md_escape(problem)}.",
-        icon=":material/warning:",
-    )
+    notes.warning(f"Reranking is off: {md_escape(source.problem)}.", icon=":material/warning:")
     if source.downloadable:
         _offer_download(choice.rerank_model, notes)
-    return choice._replace(rerank_problem=problem)
+    return choice._replace(rerank_problem=source.problem)
+
+
+def reranker(name: str) -> models.Source:
+    """Cross-encoder ``name`` loaded from the folder :func:`ui.models.resolve` allows, or why
+    it cannot be had (a name of another shape is refused before the disk is touched)."""
+    source = models.resolve(name)
+    if source.problem:
+        return source
+    problem = _load(name, lambda: cache.reranker_problem(name, source.folder))
+    return source._replace(folder=None, problem=problem) if problem else source
 
 
 def _offer_download(model: str, notes) -> None:

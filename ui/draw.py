@@ -7,20 +7,16 @@ through :func:`html.escape` into the boundary map's HTML; never as raw HTML or m
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
 
-from lab import CHUNKERS
-
-TABLEAU10 = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6")
-CHUNKER_COLORS = dict(zip(CHUNKERS, itertools.cycle(TABLEAU10)))
 VERDICTS = ("complete", "partial", "miss")
 VERDICT_COLORS = ("#2f9e44", "#f59f00", "#e03131")
 MEASURE_COLORS = {"partial": "#a5d8ff", "complete": "#1971c2"}
+MODE_COLORS = {"flat": "#1c7ed6", "graph": "#e8590c", "dense": "#2f9e44", "hybrid": "#9c36b5"}
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
 # Streamlit's markdown turns web and e-mail addresses in plain text into links (GitHub's

@@ -1,5 +1,5 @@
-"""The recall tables page's views: recall per configuration, the headline, the recall chart and
-the question x configuration verdict matrix."""
+"""The recall tables page's views: recall per configuration with its uncertainty, the headline,
+the recall chart, ranking depth and the question x configuration verdict matrix."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lab import Corpus, LabResult
+from lab import KS, Corpus, LabResult, leaders, ranking_depth
 
 from .draw import (
     MEASURE_COLORS,
@@ -15,6 +15,7 @@ from .draw import (
     VERDICTS,
     config_label,
     config_order,
+    md_escape,
     percent,
     question_label,
 )
@@ -24,7 +25,7 @@ LABEL_CHARS = 64  # question text beside the matrix, cut at a word
 
 
 def recall_table(result: LabResult) -> pd.DataFrame:
-    """One row per chunker x mode: recall, gap and context size."""
+    """One row per chunker x mode: recall with its Wilson 95% interval, gap and context size."""
     m = result.metrics_frame()
     return pd.DataFrame(
         {
@@ -32,23 +33,39 @@ def recall_table(result: LabResult) -> pd.DataFrame:
                 config_label(c, d) for c, d in zip(m["chunker"], m["mode"], strict=True)
             ],
             "complete": m["complete"],
+            "complete CI": interval_text(m["complete_low"], m["complete_high"]),
             "partial": m["partial"],
+            "partial CI": interval_text(m["partial_low"], m["partial_high"]),
             "gap": m["gap"],
             "context words": m["mean_context_words"].round(1),
             "chunks picked": m["mean_chunks"].round(2),
             "MRR": m["mrr"].round(3),
             "questions": m["questions"],
+            "complete_low": m["complete_low"],
+            "complete_high": m["complete_high"],
+            "partial_low": m["partial_low"],
+            "partial_high": m["partial_high"],
         }
     )
 
 
+def interval_text(low: pd.Series, high: pd.Series) -> list[str]:
+    return [f"{lo:.0%} – {hi:.0%}" for lo, hi in zip(low, high, strict=True)]
+
+
+INTERVAL_HELP = (
+    "Wilson 95% interval: with few questions one question moves the recall by several points, "
+    "so the true recall on questions like these lies anywhere in this range."
+)
 RECALL_COLUMNS = {
     "complete": percent(
         "Complete recall", "green", "Share of questions with all their evidence in the context."
     ),
+    "complete CI": st.column_config.TextColumn("95% CI", width="small", help=INTERVAL_HELP),
     "partial": percent(
         "Partial recall", "blue", "Share of questions with some of their evidence in the context."
     ),
+    "partial CI": st.column_config.TextColumn("95% CI", width="small", help=INTERVAL_HELP),
     "gap": percent("Gap", "orange", "Partial minus complete: questions answered only in part."),
     "context words": st.column_config.NumberColumn(
         "Context words", help="Mean words in the assembled context."
@@ -56,74 +73,187 @@ RECALL_COLUMNS = {
     "chunks picked": st.column_config.NumberColumn(
         "Chunks picked", help="Mean chunks in the context."
     ),
+    "questions": None,
+    "complete_low": None,
+    "complete_high": None,
+    "partial_low": None,
+    "partial_high": None,
 }
 
 
-def headline(table: pd.DataFrame) -> None:
-    """The best complete recall, its partial recall, and the widest gap, as metrics."""
-    best = table.loc[table["complete"].idxmax()]
-    widest = table.loc[table["gap"].idxmax()]
-    cards = (
-        ("Best complete recall", best["complete"], best["configuration"]),
-        ("Its partial recall", best["partial"], f"gap {best['gap']:.0%}"),
-        ("Widest gap", widest["gap"], widest["configuration"]),
+def headline_text(result: LabResult) -> tuple[str, str] | None:
+    """The best complete recall naming every tied configuration and the near-ties, and a note
+    on its uncertainty and the widest gap; None without questions."""
+    top = leaders(result)
+    if top is None:
+        return None
+    n = top.questions
+    widest = max(result.runs, key=lambda r: r.metrics.gap)
+    low, high = top.interval
+    note = (
+        f"95% interval {low:.0%} – {high:.0%}. Each of the {n} questions is "
+        f"{100 / n:.1f} points, so configurations a question apart are not told apart. "
+        f"Widest gap between partial and complete: {config_label(widest.chunker, widest.mode)}, "
+        f"{widest.metrics.gap:.0%}."
     )
-    for column, (label, value, note) in zip(st.columns(3), cards, strict=True):
-        column.metric(label, f"{value:.0%}", note, delta_color="off", delta_arrow="off")
+    return f"Best complete recall {top.summary()}", note
+
+
+def headline(result: LabResult) -> None:
+    """The best complete recall, ties and near-ties named, with its uncertainty."""
+    text = headline_text(result)
+    if text is None:
+        return
+    with st.container(border=True):
+        st.markdown(f"**{md_escape(text[0])}**")
+        st.caption(md_escape(text[1]))
 
 
 def recall_data(table: pd.DataFrame) -> pd.DataFrame:
-    """The recall table in long form (one row per configuration and measure) for the chart."""
+    """The recall table in long form (one row per configuration and measure) for the chart, each
+    row with its own Wilson interval and label."""
     order = pd.Series(range(len(table)), index=table.index, name="order")
-    labelled = table.assign(
-        order=order, end=table["partial"], label=table["complete"].map("{:.0%}".format)
-    )
-    return labelled.melt(
-        id_vars=["configuration", "order", "gap", "end", "label"],
-        value_vars=["partial", "complete"],
-        var_name="measure",
-        value_name="recall",
-        ignore_index=True,
-    )
+    rows = []
+    for measure in ("partial", "complete"):
+        rows.append(
+            pd.DataFrame(
+                {
+                    "configuration": table["configuration"],
+                    "order": order,
+                    "measure": measure,
+                    "recall": table[measure],
+                    "low": table[f"{measure}_low"],
+                    "high": table[f"{measure}_high"],
+                    "label": table[measure].map("{:.0%}".format),
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
 
 
 def recall_chart() -> alt.LayerChart:
-    """Partial recall as a pale bar with complete recall inside it: the pale rest is the gap.
-    Data: :func:`recall_data` as ``rows``."""
-    y = alt.Y("configuration:N", sort=alt.EncodingSortField("order"), title=None)
+    """Partial and complete recall as two bars per configuration, each with its Wilson 95%
+    interval as a whisker and its own value as the label. Data: :func:`recall_data` as ``rows``."""
+    y = alt.Y("configuration:N", sort=alt.EncodingSortField("order", op="min"), title=None)
+    offset = alt.YOffset("measure:N", sort=list(MEASURE_COLORS))
+    x = alt.X("recall:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title="recall")
+    tooltip = [
+        alt.Tooltip("configuration:N"),
+        alt.Tooltip("measure:N"),
+        alt.Tooltip("recall:Q", format=".0%"),
+        alt.Tooltip("low:Q", format=".0%", title="95% interval from"),
+        alt.Tooltip("high:Q", format=".0%", title="to"),
+    ]
     bars = (
         alt.Chart()
-        .mark_bar(height={"band": 0.7})
+        .mark_bar()
         .encode(
-            x=alt.X(
-                "recall:Q",
-                stack=None,
-                scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%"),
-                title="recall",
-            ),
+            x=x,
             y=y,
+            yOffset=offset,
             color=alt.Color(
                 "measure:N",
                 scale=alt.Scale(domain=list(MEASURE_COLORS), range=list(MEASURE_COLORS.values())),
                 legend=alt.Legend(title=None, orient="top"),
             ),
-            order=alt.Order("measure:N", sort="descending"),
-            tooltip=[
-                alt.Tooltip("configuration:N"),
-                alt.Tooltip("measure:N"),
-                alt.Tooltip("recall:Q", format=".0%"),
-                alt.Tooltip("gap:Q", format=".0%"),
-            ],
+            tooltip=tooltip,
         )
+    )
+    whiskers = (
+        alt.Chart()
+        .mark_rule(color="#495057", strokeWidth=1.2)
+        .encode(x="low:Q", x2="high:Q", y=y, yOffset=offset, tooltip=tooltip)
     )
     labels = (
         alt.Chart()
-        .transform_filter(alt.datum.measure == "complete")
-        .mark_text(align="left", dx=4, fontSize=11)
-        .encode(x="end:Q", y=y, text="label:N")
+        .mark_text(align="left", dx=4, fontSize=11, color="#343a40")
+        .encode(x="high:Q", y=y, yOffset=offset, text="label:N")
     )
-    return alt.layer(bars, labels, data=alt.Data(name="rows")).properties(height=alt.Step(24))
+    return alt.layer(bars, whiskers, labels, data=alt.Data(name="rows")).properties(
+        height=alt.Step(14)
+    )
+
+
+FINDING_SHORT = {
+    "ranking": "ranking",
+    "retrieval or chunking": "retrieval/chunking",
+    "neither": "—",
+}
+RATES = [f"{what}@{k}" for what in ("recall", "precision") for k in KS]
+
+
+def depth_table(result: LabResult) -> pd.DataFrame:
+    """One row per chunker x mode: recall@k and precision@k over the ranking, how many questions
+    have all their evidence in the top 3, the top 10 only, or not in the top 10, and what that
+    points at."""
+    rows = []
+    for r in result.runs:
+        depth = ranking_depth(r.questions)
+        m = r.metrics
+        rows.append(
+            {
+                "configuration": config_label(r.chunker, r.mode),
+                **{f"recall@{k}": m.recall_at[k] for k in KS},
+                **{f"precision@{k}": m.precision_at[k] for k in KS},
+                "top 3": depth.in_top,
+                "top 10 only": depth.ranked_low,
+                "beyond 10": depth.not_found,
+                "points at": FINDING_SHORT[depth.finding],
+                "advice": depth.advice,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def depth_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The ranking depth table with its rates in percent, for display."""
+    return table.assign(**{c: (100 * table[c]).round(0) for c in RATES})
+
+
+DEPTH_COLUMNS = {
+    "configuration": st.column_config.TextColumn("configuration", width=150),
+    **{
+        f"recall@{k}": st.column_config.NumberColumn(
+            f"recall@{k}",
+            format="%.0f%%",
+            width=64,
+            help=f"Share of the chunks holding evidence that rank in the top {k} (mean over "
+            "questions).",
+        )
+        for k in KS
+    },
+    **{
+        f"precision@{k}": st.column_config.NumberColumn(
+            f"prec.@{k}",
+            format="%.0f%%",
+            width=64,
+            help=f"Precision@{k}: share of the top {k} chunks that hold evidence (mean over "
+            "questions).",
+        )
+        for k in KS
+    },
+    "top 3": None,
+    "top 10 only": st.column_config.NumberColumn(
+        "top 10, not 3",
+        width=84,
+        help="Questions whose evidence is all in the top 10 but not all in the top 3: found, "
+        "ranked too low. A reranker can move it up.",
+    ),
+    "beyond 10": st.column_config.NumberColumn(
+        "not in top 10",
+        width=84,
+        help="Questions whose evidence is not all in the top 10: a reranker cannot help; "
+        "retrieval or chunking must change.",
+    ),
+    "points at": st.column_config.TextColumn(
+        "points at",
+        width=130,
+        help="ranking: more questions have their evidence in the top 10 but not the top 3 than "
+        "outside the top 10, so a reranker is worth testing. retrieval/chunking: more are "
+        "outside the top 10.",
+    ),
+    "advice": None,
+}
 
 
 def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:

@@ -68,7 +68,13 @@ EXPECTED = {
     + NEEDS_DENSE,
     "question": "a question id of the chosen corpus and split",
 }
-NUMBERS = {"size": SIZE_RANGE, "budget": BUDGET_RANGE, "rerank_top": RERANK_TOP_RANGE}
+NUMBERS = {  # the Compare page's B binds b_size and b_budget
+    "size": SIZE_RANGE,
+    "budget": BUDGET_RANGE,
+    "rerank_top": RERANK_TOP_RANGE,
+    "b_size": SIZE_RANGE,
+    "b_budget": BUDGET_RANGE,
+}
 MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
 FLAGS = {"headers", "resolve_refs", "dense", "late", "rerank"}
 
@@ -118,7 +124,7 @@ class Settings:
     rerank_top: int = LabConfig.rerank_top
     question: str | None = None
     corpus_id: str | None = None  # the store digest of the user's corpus shown, when kept
-    rerank_source: str | None = None  # the folder the chosen reranker loads from
+    rerank_source: str | None = None  # the folder the chosen reranker was loaded from
     rerank_problem: str | None = None  # why the chosen reranker cannot be had: it is not used
 
     @property
@@ -138,7 +144,7 @@ class Settings:
             resolve_refs=self.resolve_refs,
             dense=embed.DEFAULT_MODEL if self.dense else None,
             late=self.late,
-            rerank=self.rerank_source if self.reranker else None,
+            rerank=self.reranker,
             rerank_top=self.rerank_top,
         )
 
@@ -220,23 +226,26 @@ def url_notices(
     url: Mapping[str, Sequence[str]],
     settings: Settings,
     dense_ok: bool = True,
+    prefix: str = "",
     fixes: Sequence[links.Fix] = (),
 ) -> list[str]:
     """One message per change cleaning made to the loaded URL, and per setting whose value in
-    the (cleaned) URL was not taken."""
+    the (cleaned) URL was not taken; with ``prefix``, only the parameters named ``prefix`` + a
+    setting (the Compare page's ``b_size``...)."""
     used = settings.params()
     notices = [fix_notice(fix, settings, dense_ok) for fix in fixes]
     for key, given in url.items():
-        if key not in EXPECTED:
+        name = key.removeprefix(prefix)
+        if name not in EXPECTED or not key.startswith(prefix):
             continue
-        rejected = [v for v in given if not _accepted(key, v, used[key])]
+        rejected = [v for v in given if not _accepted(name, v, used[name])]
         if not rejected:
             continue
         bad = ", ".join(f"{key}={_shown(v)}" for v in rejected)
-        now = ", ".join(md_escape(v) for v in used[key]) or "none"
+        now = ", ".join(md_escape(v) for v in used[name]) or "none"
         notices.append(
             f"Ignored **{bad}** from the link: expected "
-            f"{expected(key, dense_ok, settings.dense)}. Using **{now}**."
+            f"{expected(name, dense_ok, settings.dense)}. Using **{now}**."
         )
     return notices
 
@@ -326,7 +335,7 @@ def sidebar() -> Settings:
     if first_run:  # a corpus the link names but the store lost is said once, not twice
         checked = {k: v for k, v in url.items() if not (reopened and k == "corpus")}
         st.session_state[NOTICES_KEY] = ([reopened] if reopened else []) + url_notices(
-            checked, settings, choice.available, fixes
+            checked, settings, choice.available, fixes=fixes
         )
     st.session_state[SETTINGS_KEY] = settings
     return settings
@@ -486,7 +495,7 @@ def page_selectbox(
         bad = ", ".join(f"{key}={_shown(v)}" for v in given)
         st.warning(f"Ignored **{bad}** from the link. Using **{md_escape(value)}**.")
     if value != options[index]:
-        st.session_state[LINK_KEY][key] = [value]
+        keep_in_link(key, [value])
     return value
 
 
@@ -504,6 +513,11 @@ def page_pills(label: str, options: Sequence[str], *, key: str, **kwargs) -> lis
     if list(chosen) != list(options):
         st.session_state[LINK_KEY][key] = list(chosen) or [""]
     return list(chosen)
+
+
+def keep_in_link(key: str, values: list[str]) -> None:
+    """Carry a page-level setting in the share link (values off their defaults only)."""
+    st.session_state[LINK_KEY][key] = values
 
 
 def _dismiss_notices() -> None:

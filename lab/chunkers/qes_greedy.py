@@ -93,36 +93,13 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
     return chosen
 
 
-def greedy_plain(cov: Coverage, budget: float) -> list[int]:
-    """The reference greedy: rescan every candidate each round (quadratic; for tests)."""
-    chosen: list[int] = []
-    spent = 0
-    while True:
-        best, best_ratio = None, 0.0
-        for c, (_, _, cost) in enumerate(cov.candidates):
-            if spent + cost > budget:
-                continue
-            g = cov.gain(c)
-            if g <= 0:
-                continue
-            if g / cost > best_ratio:
-                best, best_ratio = c, g / cost
-        if best is None:
-            return chosen
-        chosen.append(best)
-        cov.choose(best)
-        spent += cov.candidates[best][2]
-
-
-def select_windows(
-    doc: Document, size: int, training: Training, *, lazy: bool = True
-) -> list[tuple[int, int]]:
+def select_windows(doc: Document, size: int, training: Training) -> list[tuple[int, int]]:
     """Chosen windows plus gap runs, as unit ranges in document order."""
     if not doc.units:
         return []
     cov = Coverage(doc, size, training)
     budget = INDEX_BUDGET * len(doc.text)
-    chosen = (greedy_lazy if lazy else greedy_plain)(cov, budget)
+    chosen = greedy_lazy(cov, budget)
     runs = [cov.candidates[c][:2] for c in chosen]
     n = len(doc.units)
     i = 0

@@ -1,0 +1,476 @@
+"""Compare two configurations on the same questions: which questions B fixed or broke, and
+whether the difference is more than noise.
+
+A configuration here is one chunker in one retrieval mode with all its settings (a ``LabConfig``
+naming one chunker and one mode). Each question gets a verdict under A and under B; a question
+B passes and A fails is *fixed*, the reverse *broken*. With a few dozen questions one question
+moves a recall by several points, so the counts come with the exact McNemar test on the changed
+questions, a paired bootstrap interval of the difference in recall, and Wilson intervals of both
+recalls (:mod:`lab.stats`). Measure before and after every change, one change at a time: when A
+and B differ in more than one setting, the comparison says so.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields, replace
+
+import pandas as pd
+
+from .corpus import Corpus
+from .depth import Depth, ranking_depth
+from .embed import DEFAULT_MODEL
+from .metrics import Metrics, QuestionResult
+from .rerank import DEFAULT_RERANKER
+from .run import LabCache, LabConfig, LabResult, run_lab
+from .stats import CONFIDENCE, mcnemar_exact, paired_bootstrap, wilson_interval
+
+ALPHA = 1 - CONFIDENCE  # a p-value below this is called significant
+FIXED, BROKEN, SAME = "fixed", "broken", "same"
+TRANSITIONS = (FIXED, BROKEN, SAME)
+MEASURES = ("complete", "partial")
+
+ALIASES = {"chunker": "chunkers", "mode": "modes"}  # a comparison's side has one of each
+NAMES = {field: name for name, field in ALIASES.items()}
+SWITCHED_ON = {"dense": DEFAULT_MODEL, "rerank": DEFAULT_RERANKER}  # "dense=true" names these
+TRUE, FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")
+
+
+def label(config: LabConfig) -> str:
+    """ "chunker · mode" of a configuration with one of each."""
+    return f"{' + '.join(config.chunkers)} · {' + '.join(config.modes)}"
+
+
+def setting_names() -> list[str]:
+    """The settings a comparison's side can name: every field of ``LabConfig``, one chunker and
+    one mode."""
+    return [NAMES.get(f.name, f.name) for f in fields(LabConfig)]
+
+
+def _coerce(name: str, hint, text: str):
+    """``text`` as a value of the ``LabConfig`` field ``name`` whose type is ``hint``."""
+    low = text.strip().lower()
+    if hint is bool:
+        if low not in TRUE + FALSE:
+            raise ValueError(f"{name} must be true or false, got {text!r}")
+        return low in TRUE
+    if hint is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{name} must be a whole number, got {text!r}") from None
+    if hint == tuple[str, ...]:
+        return (text.strip(),)
+    if isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint):
+        if low in FALSE + ("none",):
+            return None
+        return SWITCHED_ON.get(name, text.strip()) if low in TRUE else text.strip()
+    if hint is str:
+        return text.strip()
+    raise ValueError(f"{name} cannot be given as text")
+
+
+def configure(base: LabConfig, settings: str | Mapping[str, str]) -> LabConfig:
+    """``base`` with ``settings`` changed: ``"chunker=structure,mode=graph"`` or a mapping of
+    setting names to values (names from :func:`setting_names`). Raises ``ValueError`` naming an
+    unknown setting or a value that does not fit."""
+    if isinstance(settings, str):
+        pairs = []
+        for item in (p.strip() for p in settings.split(",")):
+            if not item:
+                continue
+            name, eq, value = item.partition("=")
+            if not eq or not name.strip():
+                raise ValueError(f"expected NAME=VALUE, got {item!r}")
+            pairs.append((name.strip(), value))
+    else:
+        pairs = list(settings.items())
+    hints = typing.get_type_hints(LabConfig)
+    changes: dict[str, object] = {}
+    for name, value in pairs:
+        field = ALIASES.get(name, name)
+        if field not in hints:
+            raise ValueError(f"unknown setting {name!r}; settings are {', '.join(setting_names())}")
+        if field in changes:
+            raise ValueError(f"{name} is given twice")
+        changes[field] = _coerce(name, hints[field], value)
+    return replace(base, **changes)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One setting whose value differs between A and B."""
+
+    setting: str
+    a: object
+    b: object
+
+    def __str__(self) -> str:
+        return f"{self.setting} ({shown(self.a)} → {shown(self.b)})"
+
+
+def shown(value) -> str:
+    """A setting's value in words: a one-item tuple as its item, booleans and None as on/off."""
+    if isinstance(value, tuple):
+        return " + ".join(map(str, value))
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return "off" if value is None else str(value)
+
+
+def differences(a: LabConfig, b: LabConfig) -> tuple[Difference, ...]:
+    """Every setting (field of ``LabConfig``) whose value differs, in field order."""
+    return tuple(
+        Difference(NAMES.get(f.name, f.name), getattr(a, f.name), getattr(b, f.name))
+        for f in fields(LabConfig)
+        if getattr(a, f.name) != getattr(b, f.name)
+    )
+
+
+@dataclass(frozen=True)
+class Recall:
+    """``hits`` of ``n`` questions, with the Wilson interval of the share."""
+
+    hits: int
+    n: int
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, verdicts: Sequence[bool]) -> Recall:
+        hits, n = sum(verdicts), len(verdicts)
+        return cls(hits, n, *wilson_interval(hits, n))
+
+    @property
+    def value(self) -> float:
+        return self.hits / self.n if self.n else 0.0
+
+    def as_dict(self) -> dict:
+        return {"recall": self.value, "questions": self.hits, "interval": [self.low, self.high]}
+
+
+@dataclass(frozen=True)
+class Transitions:
+    """How the verdicts of one measure (complete or partial recall) moved from A to B."""
+
+    measure: str
+    fixed: int  # B passes, A did not
+    broken: int  # A passed, B does not
+    kept: int  # both pass
+    failed: int  # neither passes
+    a: Recall
+    b: Recall
+    p_value: float  # exact McNemar, two-sided
+    ci: tuple[float, float]  # paired bootstrap interval of B's recall minus A's
+
+    @classmethod
+    def of(cls, measure: str, a: Sequence[bool], b: Sequence[bool]) -> Transitions:
+        pairs = list(zip(a, b, strict=True))
+        fixed = sum(1 for x, y in pairs if y and not x)
+        broken = sum(1 for x, y in pairs if x and not y)
+        return cls(
+            measure=measure,
+            fixed=fixed,
+            broken=broken,
+            kept=sum(1 for x, y in pairs if x and y),
+            failed=sum(1 for x, y in pairs if not x and not y),
+            a=Recall.of(a),
+            b=Recall.of(b),
+            p_value=mcnemar_exact(fixed, broken),
+            ci=paired_bootstrap(a, b),
+        )
+
+    @property
+    def difference(self) -> float:
+        return self.b.value - self.a.value
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value < ALPHA
+
+    def verdict(self) -> str:
+        """The transitions and their significance in plain words."""
+        n = self.a.n
+        if self.fixed == self.broken == 0:
+            return (
+                f"B fixes no question and breaks none: A and B give the same {self.measure} "
+                f"verdicts on all {n} questions."
+            )
+        fixes = f"fixes {self.fixed} question{'s' * (self.fixed != 1)}"
+        breaks = f"breaks {self.broken}" if self.broken else "breaks none"
+        sentence = (
+            f"B {fixes} and {breaks}. With {n} questions this difference is "
+            f"{'' if self.significant else 'not '}significant (p = {p_text(self.p_value)})."
+        )
+        changed, needed = self.fixed + self.broken, fewest_significant()
+        if changed < needed:
+            sentence += (
+                f" Only {changed} question{'s' * (changed != 1)} changed; at least {needed}, "
+                "all the same way, would be needed to be significant."
+            )
+        return sentence
+
+    def as_dict(self) -> dict:
+        return {
+            "fixed": self.fixed,
+            "broken": self.broken,
+            "unchanged_pass": self.kept,
+            "unchanged_fail": self.failed,
+            "a": self.a.as_dict(),
+            "b": self.b.as_dict(),
+            "difference": self.difference,
+            "p_value": self.p_value,
+            "ci": list(self.ci),
+        }
+
+
+def fewest_significant() -> int:
+    """The fewest changed questions, all going one way, that the exact McNemar test calls
+    significant (6 at the 5% level)."""
+    changed = 1
+    while mcnemar_exact(changed, 0) >= ALPHA:
+        changed += 1
+    return changed
+
+
+def p_text(p: float) -> str:
+    """A p-value to two decimals, three below 0.1 (so 0.05 is never a rounded 0.0496)."""
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
+
+@dataclass(frozen=True)
+class QuestionChange:
+    """One question under A and B: verdicts ``complete|partial|miss`` and the transitions of
+    complete and of partial recall (``fixed|broken|same``)."""
+
+    id: str
+    text: str
+    a: str
+    b: str
+    transition: str
+    partial_transition: str
+
+
+def _transition(a: bool, b: bool) -> str:
+    return FIXED if b and not a else BROKEN if a and not b else SAME
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """A against B on the same questions."""
+
+    a: LabConfig
+    b: LabConfig
+    differences: tuple[Difference, ...]
+    questions: tuple[QuestionChange, ...]
+    complete: Transitions
+    partial: Transitions
+    metrics_a: Metrics
+    metrics_b: Metrics
+    depth_a: Depth
+    depth_b: Depth
+
+    @property
+    def verdict(self) -> str:
+        """What B did to complete recall, in plain words."""
+        return self.complete.verdict()
+
+    @property
+    def warning(self) -> str | None:
+        """Set when A and B differ in more than one setting."""
+        if len(self.differences) < 2:
+            return None
+        names = ", ".join(d.setting for d in self.differences)
+        return (
+            f"A and B differ in {len(self.differences)} settings ({names}): change one thing at "
+            "a time, or you cannot tell which change made the difference."
+        )
+
+    def transitions(self, measure: str) -> Transitions:
+        return {"complete": self.complete, "partial": self.partial}[measure]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per question: its text, verdicts and transitions."""
+        return pd.DataFrame(
+            [
+                {
+                    "id": q.id,
+                    "question": q.text,
+                    "a": q.a,
+                    "b": q.b,
+                    "transition": q.transition,
+                    "partial_transition": q.partial_transition,
+                }
+                for q in self.questions
+            ],
+            columns=["id", "question", "a", "b", "transition", "partial_transition"],
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "a": _config_dict(self.a),
+            "b": _config_dict(self.b),
+            "differences": [
+                {"setting": d.setting, "a": shown(d.a), "b": shown(d.b)} for d in self.differences
+            ],
+            "questions": [
+                {"id": q.id, "a": q.a, "b": q.b, "transition": q.transition} for q in self.questions
+            ],
+            "complete": self.complete.as_dict(),
+            "partial": self.partial.as_dict(),
+            "verdict": self.verdict,
+            "warning": self.warning,
+            "depth": {"a": self.depth_a.as_dict(), "b": self.depth_b.as_dict()},
+        }
+
+
+def _config_dict(config: LabConfig) -> dict:
+    """The configuration as JSON-ready data, with its "chunker · mode" label."""
+    values = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()}
+    return {"label": label(config), **values}
+
+
+def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig) -> None:
+    """Raise ``ValueError`` unless A and B are two different configurations of one chunker and
+    one mode each that score the same, non-empty set of questions."""
+    for side, config in (("A", a), ("B", b)):
+        for what, values in (("chunker", config.chunkers), ("mode", config.modes)):
+            if len(values) != 1:
+                raise ValueError(
+                    f"{side} must name one {what}, got {len(values)} ({shown(values)}): "
+                    f"set {what}=NAME"
+                )
+    if a.split != b.split:
+        raise ValueError(
+            f"A and B must score the same questions: A uses the {a.split} split, "
+            f"B the {b.split} split"
+        )
+    if a == b:
+        raise ValueError(
+            f"A and B are the same configuration ({label(a)}): change one setting of B"
+        )
+    if not corpus.split(a.split):
+        counts = ", ".join(
+            f"{sum(q.split == s for q in corpus.questions)} {s}" for s in ("train", "test")
+        )
+        raise ValueError(
+            f"{corpus.name} has no {a.split} questions to compare on (it has {counts}): "
+            "choose another split"
+        )
+
+
+def compare_results(corpus: Corpus, a: LabResult, b: LabResult) -> Comparison:
+    """Compare the single runs of two results on the same questions."""
+    check_pair(corpus, a.config, b.config)
+    ra, rb = a.runs[0].questions, b.runs[0].questions
+    if [q.id for q in ra] != [q.id for q in rb]:
+        raise ValueError("A and B were scored on different questions")
+    text = {q.id: q.question for q in corpus.questions}
+    questions = tuple(
+        QuestionChange(
+            x.id,
+            text.get(x.id, ""),
+            x.verdict,
+            y.verdict,
+            _transition(x.complete, y.complete),
+            _transition(x.partial, y.partial),
+        )
+        for x, y in zip(ra, rb, strict=True)
+    )
+    return Comparison(
+        a=a.config,
+        b=b.config,
+        differences=differences(a.config, b.config),
+        questions=questions,
+        complete=_measure("complete", ra, rb),
+        partial=_measure("partial", ra, rb),
+        metrics_a=a.runs[0].metrics,
+        metrics_b=b.runs[0].metrics,
+        depth_a=ranking_depth(ra),
+        depth_b=ranking_depth(rb),
+    )
+
+
+def _measure(measure: str, a: Sequence[QuestionResult], b: Sequence[QuestionResult]) -> Transitions:
+    return Transitions.of(
+        measure, [getattr(r, measure) for r in a], [getattr(r, measure) for r in b]
+    )
+
+
+def compare(
+    corpus: Corpus, a: LabConfig, b: LabConfig, cache: LabCache | None = None
+) -> Comparison:
+    """Run A and B (one chunker and one mode each) on the corpus's questions of their split and
+    compare them question by question."""
+    check_pair(corpus, a, b)
+    cache = cache or LabCache()
+    return compare_results(corpus, run_lab(corpus, a, cache=cache), run_lab(corpus, b, cache=cache))
+
+
+@dataclass(frozen=True)
+class Leaders:
+    """The configurations at the top of one measure, and those within one question of them."""
+
+    measure: str
+    value: float
+    interval: tuple[float, float]
+    questions: int
+    best: tuple[tuple[str, str], ...]  # (chunker, mode) of every configuration at the top
+    near: tuple[tuple[str, str], ...]  # one question below the top
+
+    def summary(self) -> str:
+        """ "46%: qes-greedy · graph; 3 configurations are within one question of it"."""
+        names = ", ".join(f"{c} · {m}" for c, m in self.best)
+        text = f"{self.value:.0%}: {names}"
+        if len(self.best) > 1:
+            text += f" ({len(self.best)} configurations tie)"
+        if self.near:
+            k = len(self.near)
+            it = "them" if len(self.best) > 1 else "it"
+            text += f"; {k} configuration{'s are' if k != 1 else ' is'} within one question of {it}"
+        return text
+
+
+def leaders(result: LabResult, measure: str = "complete") -> Leaders | None:
+    """Ties and near-ties at the top of ``measure`` ("complete" or "partial") recall: with 13
+    questions one question is 7.7 points, so configurations a question apart are not told apart.
+    None without runs or questions."""
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
+    counts = [
+        (sum(getattr(q, measure) for q in r.questions), (r.chunker, r.mode))
+        for r in result.runs
+        if r.questions
+    ]
+    if not counts:
+        return None
+    n = len(result.runs[0].questions)
+    top = max(k for k, _ in counts)
+    return Leaders(
+        measure=measure,
+        value=top / n,
+        interval=wilson_interval(top, n),
+        questions=n,
+        best=tuple(name for k, name in counts if k == top),
+        near=tuple(name for k, name in counts if k == top - 1),
+    )
+
+
+__all__ = [
+    "Comparison",
+    "Difference",
+    "Leaders",
+    "QuestionChange",
+    "Recall",
+    "Transitions",
+    "compare",
+    "compare_results",
+    "configure",
+    "differences",
+    "leaders",
+    "setting_names",
+]

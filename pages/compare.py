@@ -1,0 +1,59 @@
+"""Compare: configuration A (from the sidebar) against B on the same questions: which questions
+B fixed or broke, and whether the difference is more than noise."""
+
+import json
+
+import streamlit as st
+
+from ui import cache, compare, draw, state
+
+settings = state.current()
+corpus = cache.corpus(settings.corpus)
+
+st.title("Compare")
+st.caption(
+    f"{len(corpus.split(settings.split))} {settings.split} questions. A is the sidebar's "
+    "configuration; B is A with the settings below changed. Change one thing at a time, and look "
+    "at which questions changed, not only the average." + state.retrieval_note(settings, " A: ")
+)
+if not corpus.split(settings.split):
+    st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
+    st.stop()  # the sidebar's share link is already drawn
+
+a = compare.choose_a(settings)
+b = compare.edit_b(a)
+if a.config == b.config:
+    st.info("B is the same as A: change one of B's settings to compare.", icon=":material/info:")
+    st.stop()
+
+result = cache.comparison(corpus, a.config, b.config)
+compare.differences_note(result)
+compare.summary(result)
+draw.chart(cache.spec(compare.recall_chart), stretch=False, rows=compare.recall_data(result))
+
+st.subheader("Ranking depth")
+for side, depth in (("A", result.depth_a), ("B", result.depth_b)):
+    st.markdown(f"**{side}**: {draw.md_escape(depth.advice)}")
+
+st.subheader("Question by question")
+st.caption("Broken questions first, then fixed ones. The links open the question's drill-down.")
+table = compare.question_table(result, a, b)
+st.dataframe(
+    compare.styled(table),
+    column_config=compare.QUESTION_COLUMNS,
+    hide_index=True,
+    height="content" if len(table) <= compare.ROWS_SHOWN else 720,
+)
+
+st.subheader("Export")
+draw.downloads(
+    [
+        ("Per question (CSV)", result.frame().to_csv(index=False), "compare.csv", "text/csv"),
+        (
+            "Comparison (JSON)",
+            lambda: json.dumps({"corpus": corpus.name, **result.to_dict()}, indent=1),
+            "compare.json",
+            "application/json",
+        ),
+    ]
+)

@@ -1,0 +1,278 @@
+"""Comparing two configurations: transitions, their statistics and verdict, the settings that
+differ, bad pairs, ties at the top, and ranking depth, checked by hand and on the handbook."""
+
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from lab import (
+    LabConfig,
+    build_corpus,
+    compare,
+    configure,
+    differences,
+    leaders,
+    load_corpus,
+    ranking_depth,
+    run_lab,
+    setting_names,
+)
+from lab.compare import Transitions, fewest_significant
+from lab.depth import found_at
+from lab.metrics import EvidenceResult, QuestionResult
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+STRUCTURE_FLAT = LabConfig(chunkers=("structure",), modes=("flat",))
+
+
+@pytest.fixture(scope="module")
+def handbook():
+    return load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")
+
+
+@pytest.fixture(scope="module")
+def flat_vs_graph(handbook):
+    return compare(handbook, STRUCTURE_FLAT, configure(STRUCTURE_FLAT, "mode=graph"))
+
+
+# --- transitions and statistics -------------------------------------------------------------
+
+
+def test_transitions_count_each_kind_of_question():
+    a = [True, True, False, False, True, False]
+    b = [True, False, True, True, True, False]
+    t = Transitions.of("complete", a, b)
+    assert (t.fixed, t.broken, t.kept, t.failed) == (2, 1, 2, 1)
+    assert (t.a.hits, t.b.hits, t.a.n) == (3, 4, 6)
+    assert t.difference == pytest.approx(1 / 6)
+    assert t.p_value == pytest.approx(1.0)  # 2 against 1: as likely as not, capped at 1
+    assert t.ci == Transitions.of("complete", a, b).ci  # seeded bootstrap
+
+
+def test_verdict_names_fixed_and_broken_and_says_not_significant():
+    a = [True] + [False] * 3 + [True] * 2 + [False] * 7
+    b = [False] + [True] * 3 + [True] * 2 + [False] * 7
+    t = Transitions.of("complete", a, b)
+    assert (t.fixed, t.broken) == (3, 1)
+    assert t.verdict().startswith(
+        "B fixes 3 questions and breaks 1. With 13 questions this difference is not "
+        "significant (p = 0.62)."
+    )
+
+
+def test_verdict_calls_six_one_way_changes_significant():
+    t = Transitions.of("complete", [False] * 6 + [True] * 7, [True] * 13)
+    assert (t.fixed, t.broken, t.p_value) == (6, 0, pytest.approx(0.03125))  # 2 / 2**6
+    assert t.verdict() == (
+        "B fixes 6 questions and breaks none. With 13 questions this difference is "
+        "significant (p = 0.031)."
+    )
+
+
+def test_verdict_without_changes_says_so():
+    t = Transitions.of("partial", [True, False], [True, False])
+    assert t.verdict() == (
+        "B fixes no question and breaks none: A and B give the same partial verdicts on all "
+        "2 questions."
+    )
+    assert t.ci == (0.0, 0.0)
+
+
+def test_six_changed_questions_are_the_fewest_that_can_be_significant():
+    assert fewest_significant() == 6  # 2 / 2**5 = 0.0625 > 0.05 > 2 / 2**6
+
+
+# --- on the handbook ------------------------------------------------------------------------
+
+
+def test_graph_mode_fixes_two_structure_questions_on_the_handbook(flat_vs_graph):
+    c = flat_vs_graph
+    fixed = [q.id for q in c.questions if q.transition == "fixed"]
+    assert fixed == ["q07", "q14"]
+    assert (c.complete.fixed, c.complete.broken, c.complete.kept, c.complete.failed) == (2, 0, 2, 9)
+    assert (c.complete.a.hits, c.complete.b.hits, c.complete.a.n) == (2, 4, 13)
+    assert c.complete.p_value == pytest.approx(0.5)  # two changed, both one way: 2 / 4
+    assert (c.partial.fixed, c.partial.broken, c.partial.p_value) == (0, 0, 1.0)
+    assert c.verdict.startswith(
+        "B fixes 2 questions and breaks none. With 13 questions this difference is not "
+        "significant (p = 0.50)."
+    )
+    assert [str(d) for d in c.differences] == ["mode (flat → graph)"]
+    assert c.warning is None
+    q07 = next(q for q in c.questions if q.id == "q07")
+    assert (q07.a, q07.b, q07.text) == (
+        "partial",
+        "complete",
+        "Is flash photography allowed on the dome floor?",
+    )
+
+
+def test_comparison_reruns_to_the_same_numbers(handbook, flat_vs_graph):
+    again = compare(handbook, STRUCTURE_FLAT, configure(STRUCTURE_FLAT, "mode=graph"))
+    assert again.to_dict() == flat_vs_graph.to_dict()
+    assert flat_vs_graph.complete.ci[0] <= 2 / 13 <= flat_vs_graph.complete.ci[1]
+
+
+def test_a_changed_chunker_breaks_questions_on_the_handbook(handbook):
+    a = LabConfig(chunkers=("qes-greedy",), modes=("graph",))
+    c = compare(handbook, a, configure(a, "chunker=structure"))
+    assert (c.complete.fixed, c.complete.broken) == (1, 3)
+    assert [q.id for q in c.questions if q.transition == "broken"] == ["q04", "q12", "q23"]
+    assert c.complete.p_value == pytest.approx(0.625)
+    assert (c.partial.fixed, c.partial.broken) == (0, 3)
+
+
+def test_json_shape_of_a_comparison(flat_vs_graph):
+    data = flat_vs_graph.to_dict()
+    assert {"a", "b", "questions", "complete", "partial", "verdict", "differences"} <= set(data)
+    assert data["a"]["chunkers"] == ["structure"] and data["b"]["modes"] == ["graph"]
+    assert set(data["questions"][0]) == {"id", "a", "b", "transition"}
+    assert {q["a"] for q in data["questions"]} <= {"complete", "partial", "miss"}
+    assert {q["transition"] for q in data["questions"]} <= {"fixed", "broken", "same"}
+    for measure in ("complete", "partial"):
+        part = data[measure]
+        assert {"fixed", "broken", "a", "b", "p_value", "ci"} <= set(part)
+        assert part["a"]["interval"][0] <= part["a"]["recall"] <= part["a"]["interval"][1]
+    assert data["complete"]["a"]["interval"] == pytest.approx([0.04326, 0.42235], abs=1e-5)
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+def test_configure_reads_names_and_values():
+    c = configure(LabConfig(), "chunker=qes-dp, mode=graph,size=300,headers=on,resolve_refs=no")
+    assert (c.chunkers, c.modes, c.size, c.headers, c.resolve_refs) == (
+        ("qes-dp",),
+        ("graph",),
+        300,
+        True,
+        False,
+    )
+    assert configure(c, {"budget": "80"}).budget == 80
+    assert configure(c, "") == c
+    assert configure(LabConfig(), "dense=true").dense == "all-MiniLM-L6-v2"
+    assert configure(LabConfig(dense="all-MiniLM-L6-v2"), "dense=off").dense is None
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("chunk=structure", "unknown setting 'chunk'; settings are chunker, mode, size"),
+        ("size=big", "size must be a whole number, got 'big'"),
+        ("headers=maybe", "headers must be true or false, got 'maybe'"),
+        ("structure", "expected NAME=VALUE, got 'structure'"),
+        ("size=300,size=400", "size is given twice"),
+        ("chunker=nope", "unknown chunker 'nope'"),
+        ("budget=0", "budget must be a whole number of words >= 1"),
+    ],
+)
+def test_configure_rejects_bad_settings_by_name(spec, message):
+    with pytest.raises(ValueError, match=message):
+        configure(LabConfig(), spec)
+
+
+def test_every_configuration_field_is_a_setting_a_side_can_name():
+    names = setting_names()
+    assert names[:2] == ["chunker", "mode"]
+    assert len(names) == len(fields(LabConfig))
+    assert {"size", "budget", "headers", "resolve_refs", "dense", "late", "rerank"} <= set(names)
+
+
+def test_differences_name_every_changed_setting_and_warn_past_one(handbook):
+    b = configure(STRUCTURE_FLAT, "mode=graph,budget=80,headers=true")
+    assert [(d.setting, d.a, d.b) for d in differences(STRUCTURE_FLAT, b)] == [
+        ("mode", ("flat",), ("graph",)),
+        ("budget", 120, 80),
+        ("headers", False, True),
+    ]
+    c = compare(handbook, STRUCTURE_FLAT, b)
+    assert c.warning == (
+        "A and B differ in 3 settings (mode, budget, headers): change one thing at a time, or "
+        "you cannot tell which change made the difference."
+    )
+
+
+def test_a_pair_that_cannot_be_compared_says_why(handbook):
+    with pytest.raises(ValueError, match=r"same configuration \(structure · flat\)"):
+        compare(handbook, STRUCTURE_FLAT, STRUCTURE_FLAT)
+    with pytest.raises(ValueError, match="A must name one chunker, got 5"):
+        compare(handbook, LabConfig(modes=("flat",)), STRUCTURE_FLAT)
+    with pytest.raises(ValueError, match="A uses the test split, B the train split"):
+        compare(handbook, STRUCTURE_FLAT, configure(STRUCTURE_FLAT, "split=train"))
+    only_test = build_corpus(
+        {"d": "# D\n\n### 1.1 A\n\nAlpha is first.\n"},
+        [{"id": "x", "question": "alpha", "evidence": ["Alpha is first."]}],
+    )
+    train = configure(STRUCTURE_FLAT, "split=train")
+    with pytest.raises(ValueError, match="no train questions to compare on"):
+        compare(only_test, train, configure(train, "mode=graph"))
+
+
+# --- ties at the top ------------------------------------------------------------------------
+
+
+def test_headline_names_the_leader_and_the_near_ties_on_the_handbook(handbook):
+    top = leaders(run_lab(handbook))
+    assert top.best == (("qes-greedy", "graph"),)
+    assert top.near == (("qes-greedy", "flat"),)  # 5 of 13 against 6
+    assert top.summary() == "46%: qes-greedy · graph; 1 configuration is within one question of it"
+
+
+def test_headline_names_every_tied_configuration():
+    doc = "# D\n\n### 1.1 A\n\nAlpha rules here.\n\n### 1.2 B\n\nBeta rules there.\n"
+    corpus = build_corpus(
+        {"d": doc},
+        [
+            {"id": "a", "question": "alpha", "evidence": ["Alpha rules here."]},
+            {"id": "b", "question": "zeta", "evidence": ["Beta rules there."]},
+        ],
+    )
+    config = LabConfig(chunkers=("structure", "sentence"), size=100, overlap=0)
+    top = leaders(run_lab(corpus, config))
+    assert top.value == 0.5 and top.questions == 2
+    assert len(top.best) == 4 and top.near == ()
+    assert top.summary() == (
+        "50%: structure · flat, structure · graph, sentence · flat, sentence · graph "
+        "(4 configurations tie)"
+    )
+
+
+# --- ranking depth --------------------------------------------------------------------------
+
+
+def question(*ranks):
+    evidence = tuple(
+        EvidenceResult((i, i + 1), False, "below the cut", r) for i, r in enumerate(ranks)
+    )
+    return QuestionResult("q", "test", False, False, (), evidence, 0)
+
+
+def test_found_at_is_the_rank_of_the_last_evidence_found():
+    assert found_at(question(2, 7)) == 7
+    assert found_at(question(1)) == 1
+    assert found_at(question(1, None)) is None
+
+
+def test_depth_blames_ranking_when_evidence_sits_between_rank_4_and_10():
+    d = ranking_depth([question(1), question(2, 5), question(9), question(4, 4), question(12)])
+    assert d.found == {1: 1, 3: 1, 5: 3, 10: 4}
+    assert (d.in_top, d.ranked_low, d.not_found) == (1, 3, 1)
+    assert d.finding == "ranking"
+    assert d.advice == (
+        "3 of 5 questions have all their evidence in the top 10 but not in the top 3: ranking is "
+        "the problem, and a reranker is worth testing. 1 more is not in the top 10."
+    )
+
+
+def test_depth_blames_retrieval_when_evidence_is_not_in_the_top_10():
+    d = ranking_depth([question(None), question(11, 2), question(5), question(3)])
+    assert (d.in_top, d.ranked_low, d.not_found) == (1, 1, 2)
+    assert d.finding == "retrieval or chunking"
+    assert d.advice.startswith("2 of 4 questions do not have all their evidence in the top 10")
+
+
+def test_depth_with_everything_in_the_top_3_blames_neither():
+    d = ranking_depth([question(1, 3), question(2)])
+    assert d.finding == "neither"
+    assert d.advice.startswith("All 2 questions have their evidence in the top 3")

@@ -132,3 +132,10 @@ def test_missing_stack_says_how_to_install(tiny_cross_encoder, monkeypatch):
 def test_unloadable_reranker_names_the_model(tmp_path):
     with pytest.raises(DenseUnavailable, match=f"could not load reranker {tmp_path}"):
         get_reranker(str(tmp_path))
+
+
+def test_a_reranker_named_one_way_loads_from_the_folder_given(tiny_cross_encoder, reranker):
+    named = get_reranker("team/checked-reranker", source=tiny_cross_encoder)
+    assert named.name == "team/checked-reranker"
+    assert get_reranker("team/checked-reranker") is named  # the name alone finds it again
+    np.testing.assert_allclose(named.score(QUERY, TEXTS), reranker.score(QUERY, TEXTS), rtol=1e-6)

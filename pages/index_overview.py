@@ -1,5 +1,8 @@
 """Index overview: the corpus, each chunker's index, and where one chunker cuts the document."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import streamlit as st
 
 from lab import CHUNKERS
@@ -7,11 +10,11 @@ from ui import cache, draw, overview, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
-result = cache.lab(corpus, settings.config)
 
 st.title("Index overview")
 st.caption(f"Corpus: {draw.md_escape(corpus.name)}")
 overview.corpus_summary(corpus)
+result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")
 st.caption(
@@ -46,6 +49,7 @@ if any(c.search_source for c in index.chunks):
 view = ("map", chunker, doc, settings.config)
 strip = cache.view(corpus, (*view, "strip"), overview.strip_data, index, doc, settings.budget)
 draw.chart(cache.spec(overview.boundary_strip), **strip)
+st.caption(overview.STRIP_CAPTION)
 text_chars = len(corpus.documents[doc].text)
 if text_chars > overview.MAP_CHARS:
     st.info(

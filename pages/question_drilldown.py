@@ -1,5 +1,8 @@
 """Question drill-down: one question through every chunker and mode, the modes side by side."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import streamlit as st
 
 from lab import CHUNKERS
@@ -20,7 +23,8 @@ else:
     case = f" · case: {md_escape(q.case)}" if q.case else ""
     st.markdown(f"#### {md_escape(q.question)}")
     st.caption(
-        f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence spans{case} · "
+        f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence "
+        f"{'span' if len(q.evidence) == 1 else 'spans'}{case} · "
         f"L = {settings.size} characters · budget = {settings.budget} words · "
         f"{REFS_NOTE[settings.refs]}" + state.retrieval_note(settings, " · ")
     )

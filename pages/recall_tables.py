@@ -8,8 +8,6 @@ from ui import cache, draw, recall, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
-result = cache.lab(corpus, settings.config)
-table = recall.recall_table(result)
 
 st.title("Recall tables")
 st.caption(
@@ -18,6 +16,8 @@ st.caption(
     "Complete: all evidence in the context; partial: some of it."
     + state.retrieval_note(settings, " Retrieval: ")
 )
+result = cache.lab(corpus, settings.config)
+table = recall.recall_table(result)
 if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn

@@ -1,5 +1,8 @@
 """Your corpus: paste or upload a document and its questions, check them, run the lab on them."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import streamlit as st
 
 from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS
@@ -11,7 +14,7 @@ settings = state.current()
 st.title("Your corpus")
 st.caption(
     "Paste or upload a markdown or plain-text document and its questions with their evidence "
-    "sentences (QE JSON). They stay in this browser session only."
+    "sentences (QE JSON). A corpus that loads is kept on this server, so a link can carry it."
 )
 st.button("Fill in the bundled example", on_click=corpus_input.fill_example, type="tertiary")
 
@@ -71,6 +74,7 @@ corpus_input.draw_report()
 
 if cache.USER_CORPUS_KEY in st.session_state:
     st.subheader("Run it")
+    corpus_input.kept_note()
     if settings.corpus != cache.USER:
         st.info("The sidebar shows the handbook. Switch it to your corpus to see every page on it.")
         st.button("Use my corpus", on_click=corpus_input.use, type="primary")

@@ -2,7 +2,7 @@
 per-question table with drill-down links, bad links and bad pairs."""
 
 import pytest
-from app_support import open_app
+from app_support import open_app, tiny_cross_encoder
 
 from lab import build_corpus, embed
 from ui import compare
@@ -236,3 +236,28 @@ def test_b_can_switch_dense_retrieval_on():
     assert not app.exception
     assert app.selectbox(key="b_mode").value == "hybrid"
     assert "B changes: mode (flat → hybrid); dense (off → all-MiniLM-L6-v2)" in (markdown(app))
+
+
+@pytest.mark.parametrize(
+    ("query", "key", "expected"),
+    [
+        ({"b_size": "inf"}, "b_size", 4000),
+        ({"b_budget": "1e309"}, "b_budget", 1000),
+        ({"b_size": ["300", "600"]}, "b_size", 600),
+    ],
+)
+def test_bs_numbers_from_a_link_follow_the_links_rules(query, key, expected):
+    app = open_app(PAGE, **query)
+    assert not app.exception
+    assert app.number_input(key=key).value == expected
+    assert any(key in w.value for w in app.warning)
+
+
+@pytest.mark.skipif(not DENSE_OK, reason=f"dense retrieval unavailable: {DENSE_STATUS}")
+def test_b_alone_reranks_with_a_cross_encoder_the_models_directory_holds(tmp_path, monkeypatch):
+    tiny_cross_encoder(tmp_path / "cross-encoder" / "ms-marco-MiniLM-L6-v2")
+    monkeypatch.setenv("CHUNKING_LAB_MODELS", str(tmp_path))
+    app = open_app(PAGE, a_chunker="structure", chunker="structure", dense="true", b_rerank="true")
+    assert not app.exception
+    assert not any("not reranked" in w.value for w in app.warning)
+    assert "rerank (off → cross-encoder/ms-marco-MiniLM-L6-v2" in markdown(app)

@@ -1,5 +1,7 @@
 """AppTest of the index overview, recall tables and sweep charts pages, and their drawings."""
 
+import re
+
 import pandas as pd
 import pytest
 from app_support import PAGES, open_app
@@ -68,6 +70,23 @@ def test_index_overview_shows_statistics_for_every_chosen_chunker():
     assert list(app.dataframe[0].value["chunker"]) == ["structure", "qes-greedy"]
     assert app.selectbox(key="map").value == "structure"
     assert app.get("html")
+
+
+def test_index_statistics_put_the_columns_that_decide_retrieval_first():
+    app = open_app()
+    columns = list(app.dataframe[0].value.columns)
+    assert columns[:4] == ["chunker", "chunks", "evidence_intact", "over_budget"]
+    assert columns[-1] == "label"  # the method's long name comes last
+
+
+def test_units_provisions_and_the_strip_rows_are_explained(handbook):
+    app = open_app()
+    helps = {m.label: m.proto.help for m in app.metric}
+    assert "Sentences and heading lines" in helps["Units"]
+    assert "heading at level 3 or deeper" in helps["Provisions"]
+    assert any("taking turns on two rows" in c.value for c in app.caption)
+    rows = overview.strip_data(build_index(handbook, "fixed", 450), 0, 120)["chunks"]["row"]
+    assert rows.tolist()[:3] == ["chunks 0, 2, 4…", "chunks 1, 3, 5…", "chunks 0, 2, 4…"]
 
 
 def test_boundary_map_chunker_is_bound_to_the_url():
@@ -227,6 +246,34 @@ def test_sweep_marks_points_where_no_chunk_fits(handbook):
     data = sweeps.sweep_data(frame, ("flat",))
     assert set(zip(data["budget"], data["fit"], strict=True)) == {(10, sweeps.NO_FIT), (400, "")}
     assert set(sweeps.heatmap_data(frame, "complete")["label"].loc[frame["budget"] == 10]) == {"✕"}
+
+
+def test_verdict_matrix_names_each_question_by_id_and_text(handbook):
+    data = recall.verdict_data(run_lab(handbook, LabConfig()), handbook)
+    assert data["label"].iloc[0] == (
+        "q04 · What is the largest group allowed on a tour, and can a school…"
+    )
+    encoding = recall.verdict_matrix().to_dict()["encoding"]
+    assert encoding["y"]["field"] == "label"
+    assert encoding["x"]["axis"]["labelOverlap"] is False  # every configuration is named
+
+
+# GitHub's autolink literals as Streamlit's markdown finds them in text (mdast-util-gfm-autolink-
+# literal): a web address, and an e-mail address.
+GFM_URL = re.compile(r"(https?://|www(?=\.))([-.\w]+)([^ \t\r\n]*)", re.IGNORECASE)
+GFM_EMAIL = re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)")
+
+
+def test_markdown_escape_keeps_web_and_mail_addresses_from_becoming_links():
+    text = (
+        "See <https://www.gnu.org/licenses/> or WWW.fsf.org; write to licensing@fsf.org "
+        "(mailto:a@b.c, http://a.b/c?d=1)."
+    )
+    out = draw.md_escape(text)
+    shown = re.sub(r"\\(.)", r"\1", out)  # the text the markdown parser keeps
+    assert not GFM_URL.search(shown)
+    assert not GFM_EMAIL.search(shown)
+    assert shown.replace("\u2060", "") == text  # only invisible word joiners added
 
 
 def test_markdown_escape_keeps_text_literal():

@@ -145,3 +145,10 @@ def test_the_score_cache_stays_within_its_bound(reranker, tiny_cross_encoder):
 
 def test_the_shared_reranker_cache_is_bounded_by_default(reranker):
     assert reranker._scores.max_bytes == 32 * 2**20
+
+
+def test_a_reranker_named_one_way_loads_from_the_folder_given(tiny_cross_encoder, reranker):
+    named = get_reranker("team/checked-reranker", source=tiny_cross_encoder)
+    assert named.name == "team/checked-reranker"
+    assert get_reranker("team/checked-reranker") is named  # the name alone finds it again
+    np.testing.assert_allclose(named.score(QUERY, TEXTS), reranker.score(QUERY, TEXTS), rtol=1e-6)

@@ -2,10 +2,11 @@
 
 Results are keyed by the corpus digest and the configuration; the corpus object itself is passed
 unhashed (a leading underscore tells Streamlit not to hash it). The bundled handbook's results are
-shared by all sessions. A user's own corpus lives only in its session:
+shared by all sessions. A user's own corpus lives in its session:
 ``st.session_state["user_corpus"]`` holds a ``lab.Corpus`` (put it there with
-:func:`set_user_corpus`), the sidebar then offers it as "your corpus", and its results go to
-session-scoped caches that Streamlit drops when the session ends.
+:func:`set_user_corpus`, with its digest in the corpus store when it is kept there), the sidebar
+then offers it as "your corpus", and its results go to session-scoped caches that Streamlit drops
+when the session ends. A bundled file that is missing or unusable is reported, not raised.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from collections.abc import Callable, Hashable, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
 import streamlit as st
 
 from lab import (
@@ -25,6 +25,7 @@ from lab import (
     ClusterError,
     Comparison,
     Corpus,
+    CorpusError,
     Index,
     LabCache,
     LabConfig,
@@ -35,7 +36,10 @@ from lab import (
     sweep,
 )
 from lab.embed import DenseUnavailable, get_embedder
-from lab.rerank import get_reranker, reranker_status
+from lab.rerank import download, get_reranker, reranker_status
+
+if TYPE_CHECKING:  # altair loads with the first chart, not with the sidebar
+    import altair as alt
 
 from . import cluster
 from .draw import md_escape
@@ -46,10 +50,53 @@ USER = "your corpus"
 USER_CORPUS_KEY = "user_corpus"
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
-def handbook() -> Corpus:
-    """The bundled observatory handbook and its questions."""
-    return load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")
+USER_ID_KEY = "user_corpus_id"  # the store digest of the user's corpus, when it is kept
+HANDBOOK_FILES = ("handbook.md", "handbook_qe.json")
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _bundled(
+    folder: Path, names: tuple[str, str], stamps: tuple
+) -> tuple[Corpus | None, str | None]:
+    """A bundled corpus and, when a file of it is missing or unreadable, what is wrong. Keyed
+    by the files' modification times and sizes, so a repaired file is read again."""
+    doc, qe = (folder / name for name in names)
+    where = f"{folder.name}/"
+    if stamps[0] is None:
+        return None, f"{where}{doc.name} is missing"
+    try:
+        corpus = load_corpus(doc, qe if stamps[1] is not None else None)
+    except CorpusError as exc:
+        return None, f"{where}{doc.name} cannot be used: {exc}"
+    if stamps[1] is None:
+        return corpus, f"{where}{qe.name} is missing, so the handbook has no questions"
+    if not corpus.questions and corpus.errors:
+        return corpus, f"{where}{qe.name} cannot be used: {corpus.errors[0].message}"
+    return corpus, None
+
+
+def _handbook() -> tuple[Corpus | None, str | None]:
+    stamps = tuple(_stamp(DATA / name) for name in HANDBOOK_FILES)
+    return _bundled(DATA, HANDBOOK_FILES, stamps)
+
+
+def handbook() -> Corpus | None:
+    """The bundled observatory handbook and its questions; None when its document is missing
+    or unusable (:func:`handbook_problem` says why)."""
+    return _handbook()[0]
+
+
+def handbook_problem() -> str | None:
+    """What is wrong with the bundled handbook's files, if anything."""
+    return _handbook()[1]
 
 
 def embedder_problem(model: str) -> str | None:
@@ -61,23 +108,24 @@ def embedder_problem(model: str) -> str | None:
     return None
 
 
-def reranker_problem(model: str) -> str | None:
-    """Load the shared cross-encoder ``model``; why it cannot be had here, or None. A model that
-    would need the network is not tried: the app must not hang on a download it cannot make."""
-    ok, status = reranker_status(model)
+def reranker_problem(model: str, folder: str) -> str | None:
+    """Load the shared cross-encoder named ``model`` from ``folder`` (the engine keeps it under
+    that name); why it cannot be had here, or None."""
+    ok, status = reranker_status(folder)
     if not ok:
         return status
     try:
-        get_reranker(model)
+        get_reranker(model, source=folder)
     except DenseUnavailable as exc:
         return str(exc)
     return None
 
 
 def download_reranker(model: str) -> str | None:
-    """Fetch and load the hub cross-encoder ``model`` (the user asked for it); why not, or None."""
+    """Fetch hub cross-encoder ``model`` into the model cache and load it (the user asked for
+    it); why not, or None."""
     try:
-        get_reranker(model)
+        get_reranker(model, source=download(model))
     except DenseUnavailable as exc:
         return str(exc)
     return None
@@ -88,16 +136,24 @@ def corpus_names() -> list[str]:
     return [HANDBOOK, USER] if USER_CORPUS_KEY in st.session_state else [HANDBOOK]
 
 
-def corpus(name: str) -> Corpus:
-    """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else."""
+def corpus(name: str) -> Corpus | None:
+    """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else
+    (None when the handbook cannot be loaded)."""
     if name == USER and USER_CORPUS_KEY in st.session_state:
         return st.session_state[USER_CORPUS_KEY]
     return handbook()
 
 
-def set_user_corpus(user_corpus: Corpus) -> None:
-    """Make ``user_corpus`` this session's "your corpus"."""
+def set_user_corpus(user_corpus: Corpus, digest: str | None = None) -> None:
+    """Make ``user_corpus`` this session's "your corpus"; ``digest`` names its inputs in the
+    corpus store (None: not kept there, so a link cannot carry it)."""
     st.session_state[USER_CORPUS_KEY] = user_corpus
+    st.session_state[USER_ID_KEY] = digest
+
+
+def user_corpus_id() -> str | None:
+    """The store digest of this session's own corpus, when it is kept."""
+    return st.session_state.get(USER_ID_KEY)
 
 
 def shared_and_session(
@@ -113,13 +169,19 @@ def shared_and_session(
     return wrap
 
 
+def bundled(of: Corpus) -> bool:
+    """True for a corpus every session shares (the bundled handbook)."""
+    shared = handbook()
+    return shared is not None and of.digest == shared.digest
+
+
 def pick(pair: tuple[Callable, Callable], of: Corpus) -> Callable:
-    return pair[0] if of.digest == handbook().digest else pair[1]
+    return pair[0] if bundled(of) else pair[1]
 
 
 @shared_and_session(st.cache_resource, max_entries=2, session_entries=1)
 def _workbench(_corpus: Corpus, digest: str) -> LabCache:
-    return LabCache(max_indexes=64 if digest == handbook().digest else 16)
+    return LabCache(max_indexes=64 if bundled(_corpus) else 16)
 
 
 def workbench(of: Corpus) -> LabCache:
@@ -161,6 +223,8 @@ def _sweep_rows(
 @shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _view(digest: str, key: Hashable, _build: Callable[..., Any], _args: tuple) -> Any:
     made = _build(*_args)
+    import altair as alt
+
     return made.to_dict(validate=False) if isinstance(made, alt.TopLevelMixin) else made
 
 

@@ -18,7 +18,8 @@ import streamlit as st
 
 from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, embed
 
-from . import cache, state
+from . import cache, models, state
+from . import dense as dense_group
 from .draw import MEASURE_COLORS, config_label, md_escape
 
 PREFIX = "b_"
@@ -155,8 +156,8 @@ def edit_b(a: state.Settings) -> state.Settings:
         dense=dense,
         late=late,
         rerank=rerank,
-        rerank_problem=_models_problem(dense, rerank, a),
     )
+    b = replace(b, **_models_for_b(dense, rerank, a))
     for key, default in defaults.items():
         value = b.params()[key.removeprefix(PREFIX)]
         if value != [str(default).lower() if isinstance(default, bool) else str(default)]:
@@ -167,18 +168,23 @@ def edit_b(a: state.Settings) -> state.Settings:
     return b
 
 
-def _models_problem(dense: bool, rerank: bool, a: state.Settings) -> str | None:
-    """Why B's embedding model or reranker cannot be had (each said on the page), or None."""
+def _models_for_b(dense: bool, rerank: bool, a: state.Settings) -> dict[str, str | None]:
+    """B's reranker (the folder it loads from, or why it cannot be had), A's when A reranks;
+    what B's embedding model or reranker lacks is said on the page."""
     if dense and not a.dense:
         problem = cache.embedder_problem(embed.DEFAULT_MODEL)
         if problem:
             st.error(f"B cannot embed: {md_escape(problem)}", icon=":material/block:")
     if not rerank:
-        return None
-    problem = a.rerank_problem if a.rerank else cache.reranker_problem(a.rerank_model)
-    if problem:
-        st.warning(f"B is not reranked: {md_escape(problem)}", icon=":material/warning:")
-    return problem
+        return {"rerank_source": None, "rerank_problem": None}
+    source = (
+        models.Source(a.rerank_source, a.rerank_problem)
+        if a.rerank
+        else dense_group.reranker(a.rerank_model)
+    )
+    if source.problem:
+        st.warning(f"B is not reranked: {md_escape(source.problem)}", icon=":material/warning:")
+    return {"rerank_source": source.folder, "rerank_problem": source.problem}
 
 
 def differences_note(c: Comparison) -> None:

@@ -3,6 +3,10 @@
 Text areas lose their state when the user visits another page; each input is therefore kept
 under its own session key (``yc_document``, ``yc_qe``, ``yc_name``) and copied into its widget
 whenever the page is drawn. Nothing the user typed is dropped: a refused input stays where it was.
+
+A corpus that loads is also kept in the server's corpus store (:mod:`ui.store`) under the digest
+of its inputs; the URL carries that digest as ``?corpus_id=``, so a refresh or a link reopens it
+(:func:`from_link`) while the store keeps it, and says so plainly once it does not.
 """
 
 from __future__ import annotations
@@ -14,16 +18,19 @@ import pandas as pd
 import streamlit as st
 
 from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, build_corpus
-from lab.corpus import decode_text
+from lab.corpus import decode_text, parse_qe
 
-from . import cache, recall
-from .draw import REFS_NOTE, md_escape
+from . import cache, links, store
+from .draw import REFS_NOTE, md_escape, short
 
 DOC = "yc_document"
 QE = "yc_qe"
 NAME = "yc_name"
 REPORT = "yc_report"
 UPLOAD_ERROR = "yc_upload_error"
+NOT_KEPT = "yc_not_kept"  # why the loaded corpus is not in the corpus store
+CORPUS_ID = "corpus_id"  # the URL parameter naming a stored corpus
+PAGE = "your_corpus"  # this page's url path
 UPLOAD_MB = 20  # per file; 5,000,000 characters of UTF-8 fit in 20 MB
 DEFAULT_NAME = "document"
 LIMITS = {DOC: MAX_DOCUMENT_CHARS, QE: MAX_QE_CHARS}
@@ -99,10 +106,17 @@ def take_upload(key: str) -> None:
 
 
 def fill_example() -> None:
-    """Put the bundled handbook and its questions into the inputs."""
-    put(DOC, (cache.DATA / "handbook.md").read_text(encoding="utf-8"))
-    put(QE, (cache.DATA / "handbook_qe.json").read_text(encoding="utf-8"))
-    put(NAME, "handbook")
+    """Put the bundled handbook and its questions into the inputs (a button callback); a file
+    that cannot be read is said, and its input left as it was."""
+    errors = st.session_state.setdefault(UPLOAD_ERROR, {})
+    for key, name in zip((DOC, QE), cache.HANDBOOK_FILES, strict=True):
+        errors.pop(key, None)
+        try:
+            put(key, (cache.DATA / name).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            errors[key] = f"The bundled example's {name} cannot be read ({type(exc).__name__})."
+    if DOC not in errors:
+        put(NAME, "handbook")
 
 
 @dataclass(frozen=True)
@@ -129,18 +143,21 @@ def report_for(corpus: Corpus) -> Report:
         if e.severity == "warning" and e.question is not None:
             warned.setdefault(e.question, []).append(e.message)
         else:
-            rows.append({"question": e.question or "—", "status": "rejected", "why": e.message})
+            rows.append(
+                {"question": e.question or "—", "text": "", "status": "rejected", "why": e.message}
+            )
     for q in corpus.questions:
         notes = warned.get(q.id, [])
         rows.append(
             {
                 "question": q.id,
+                "text": short(q.question, 80),
                 "status": "accepted with a warning" if notes else "accepted",
                 "why": " ".join(notes) or f"{len(q.evidence)} evidence spans found ({q.split})",
             }
         )
     order = {"rejected": 0, "accepted with a warning": 1, "accepted": 2}
-    frame = pd.DataFrame(rows, columns=["question", "status", "why"])
+    frame = pd.DataFrame(rows, columns=["question", "text", "status", "why"])
     frame = frame.sort_values("status", key=lambda s: s.map(order), kind="stable")
     return Report(
         document={
@@ -159,29 +176,90 @@ def report_for(corpus: Corpus) -> Report:
     )
 
 
-def check(name: str, document: str, qe: str) -> tuple[Corpus | None, Report]:
-    """Build a corpus from the inputs: the corpus and its report, or None and why it was refused."""
-    name = name.strip() or DEFAULT_NAME
+def inputs_of(name: str, document: str, qe: str) -> store.Inputs:
+    """The inputs as typed: a blank name is the default one, blank questions are none."""
+    return store.Inputs({name.strip() or DEFAULT_NAME: document}, qe if qe.strip() else None)
+
+
+def check(inputs: store.Inputs) -> tuple[Corpus | None, Report]:
+    """Build a corpus from the inputs: the corpus and its report, or None and why it was
+    refused. QE JSON that cannot be read at all (not JSON, not a list of questions) refuses
+    the whole input, as a bad document does, rather than load a corpus without questions."""
+    if inputs.qe is not None:
+        items, problems = parse_qe(inputs.qe)
+        if problems and not items:  # the last problem is the one that stopped the reading
+            return None, Report(refused=problems[-1].message)
     try:
-        corpus = build_corpus({name: document}, qe if qe.strip() else None)
+        corpus = build_corpus(inputs.documents, inputs.qe)
     except CorpusError as exc:
         return None, Report(refused=str(exc))
     return corpus, report_for(corpus)
 
 
 def load() -> None:
-    """Check the inputs and, when they make a corpus, use it everywhere (a button callback).
+    """Check the inputs and, when they make a corpus, keep it and use it everywhere (a button
+    callback).
 
     The engine's own checks cover what it can foresee; anything else a strange input triggers
     is reported the same way rather than ending the page."""
+    inputs = inputs_of(value(NAME), value(DOC), value(QE))
     try:
-        corpus, report = check(value(NAME), value(DOC), value(QE))
+        corpus, report = check(inputs)
     except Exception as exc:  # noqa: BLE001 - user input must never end the page
         corpus, report = None, Report(refused=f"The input could not be read: {exc}")
     st.session_state[REPORT] = report
     if corpus is not None:
-        cache.set_user_corpus(corpus)
+        cache.set_user_corpus(corpus, _keep(inputs))
         st.session_state["corpus"] = cache.USER
+
+
+def _keep(inputs: store.Inputs) -> str | None:
+    """Put the inputs in the corpus store; their digest, or None (and why, for the page)."""
+    try:
+        digest = store.default_store().put(inputs)
+    except (OSError, ValueError) as exc:
+        st.session_state[NOT_KEPT] = str(exc)
+        return None
+    st.session_state.pop(NOT_KEPT, None)
+    return digest
+
+
+def from_link() -> str | None:
+    """Open the stored corpus the link names (``?corpus_id=``) as "your corpus", with its text
+    in the inputs; a notice when it cannot be opened (None when the link names none)."""
+    given = st.query_params.get_all(CORPUS_ID)
+    return reopen(given[-1]) if given else None
+
+
+def reopen(digest: str) -> str | None:
+    """Open the corpus kept under ``digest``; a notice (markdown) when it cannot be."""
+    shown = md_escape(links.shown(digest, 16))
+    if not store.valid_digest(digest):
+        return (
+            f"Ignored **{CORPUS_ID}={shown}** from the link: expected the id of a corpus kept "
+            "on this server (32 hexadecimal digits). Showing the handbook."
+        )
+    try:
+        inputs = store.default_store().get(digest)
+    except OSError:
+        inputs = None
+    if inputs is None:
+        return (
+            f"The corpus this link names ({CORPUS_ID} {shown[:8]}…) is no longer kept on this "
+            "server: the server keeps the corpora used most recently and deletes the oldest "
+            "to make room. Showing the handbook instead. To share it again, load its document "
+            "and questions on **Your corpus**; the new link carries it."
+        )
+    corpus, report = check(inputs)
+    if corpus is None:
+        return f"The corpus this link names cannot be opened: {md_escape(report.refused or '')}"
+    cache.set_user_corpus(corpus, digest)
+    name, document = next(iter(inputs.documents.items()))
+    put(NAME, name)
+    put(DOC, document)
+    put(QE, inputs.qe or "")
+    st.session_state[REPORT] = report
+    return None
 
 
 def use() -> None:
@@ -192,6 +270,7 @@ def use() -> None:
 def forget() -> None:
     """Drop the user's corpus (the inputs stay) and go back to the handbook."""
     st.session_state.pop(cache.USER_CORPUS_KEY, None)
+    st.session_state.pop(cache.USER_ID_KEY, None)
     st.session_state.pop(REPORT, None)
     st.session_state["corpus"] = cache.HANDBOOK
 
@@ -247,14 +326,33 @@ def draw_report() -> None:
             hide_index=True,
             column_config={
                 "question": st.column_config.TextColumn("Question", width="small"),
+                "text": st.column_config.TextColumn("Text", width="medium"),
                 "status": st.column_config.TextColumn("Status", width="small"),
                 "why": st.column_config.TextColumn("Why", width="large"),
             },
         )
 
 
+def kept_note() -> None:
+    """Whether a link can carry the user's corpus: kept in the corpus store, or not and why."""
+    if cache.user_corpus_id():
+        st.caption(
+            ":material/link: Kept on this server: the share link and a refresh reopen this "
+            "corpus while the server keeps it (it keeps the most recently used ones)."
+        )
+    elif cache.USER_CORPUS_KEY in st.session_state:
+        why = md_escape(st.session_state.get(NOT_KEPT, "the store is not available"))
+        st.warning(
+            f"This corpus is not kept on the server ({why}): it lasts as long as this browser "
+            "tab, and a link cannot carry it.",
+            icon=":material/link_off:",
+        )
+
+
 def draw_run(mine: Corpus, settings) -> None:
     """Recall of every configuration on the user's corpus, and links to every page."""
+    from . import recall  # charts: imported when a page draws one, not with the sidebar
+
     questions = len(mine.split(settings.split))
     st.caption(
         f"Every page now runs on **{md_escape(mine.name)}** ({questions} {settings.split} "

@@ -19,9 +19,31 @@ from .draw import UNTRAINED, percent
 MAP_CHARS = 20_000  # the boundary map shows at most this many characters of a document
 
 
+INDEX_ORDER = (  # what decides retrieval first, so it stays in view on a laptop screen
+    "chunker",
+    "chunks",
+    "evidence_intact",
+    "over_budget",
+    "over_size",
+    "delivered_over_size",
+    "heading_starts",
+    "mean_chars",
+    "max_chars",
+    "mean_delivered_chars",
+    "max_delivered_chars",
+    "index_ratio",
+    "long_units",
+    "split_evidence",
+    "train_questions",
+    "objective",
+    "label",
+)
+
+
 def index_table(result: LabResult) -> pd.DataFrame:
-    """One row per chunker, the columns of :data:`INDEX_COLUMNS` in order; a supervised chunker
-    with nothing to learn from is marked untrained."""
+    """Index statistics per chunker, the columns that decide retrieval first (those of
+    :data:`INDEX_COLUMNS` in :data:`INDEX_ORDER`); a supervised chunker with nothing to learn
+    from is marked untrained."""
     frame = result.index_frame()
     untrained = frame["train_questions"].eq(0)
     frame["label"] = (
@@ -29,7 +51,7 @@ def index_table(result: LabResult) -> pd.DataFrame:
         .map(lambda c: CHUNKERS[c].label)
         .where(~untrained, frame["chunker"].map(lambda c: f"{CHUNKERS[c].label} ({UNTRAINED})"))
     )
-    return frame[list(INDEX_COLUMNS)]
+    return frame[[c for c in INDEX_ORDER if c in frame]]
 
 
 INDEX_COLUMNS = {
@@ -85,13 +107,24 @@ INDEX_COLUMNS = {
 }
 
 
+UNITS_HELP = (
+    "Sentences and heading lines: the atoms every chunker cuts on (fixed windows aside). "
+    "A chunk is whole units; a sentence longer than L is first split into pieces that fit "
+    "(counted under Long sentences)."
+)
+PROVISIONS_HELP = (
+    "Numbered rules with the text under them: each heading at level 3 or deeper, or numbered "
+    "x.y, and its units up to the next heading. The structure chunker keeps each one whole."
+)
+
+
 def corpus_summary(corpus: Corpus) -> None:
     docs = corpus.documents
     cols = st.columns(6)
     cols[0].metric("Documents", len(docs))
     cols[1].metric("Characters", f"{sum(len(d.text) for d in docs):,}")
-    cols[2].metric("Units", f"{sum(len(d.units) for d in docs):,}")
-    cols[3].metric("Provisions", f"{sum(len(d.provisions) for d in docs):,}")
+    cols[2].metric("Units", f"{sum(len(d.units) for d in docs):,}", help=UNITS_HELP)
+    cols[3].metric("Provisions", f"{sum(len(d.provisions) for d in docs):,}", help=PROVISIONS_HELP)
     cols[4].metric("Test questions", len(corpus.split("test")))
     cols[5].metric("Train questions", len(corpus.split("train")))
     if corpus.errors:
@@ -232,7 +265,12 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
     return "".join(parts)
 
 
-STRIP_ROWS = ("headings", "parents", "chunks A", "chunks B", "evidence")
+STRIP_ROWS = ("headings", "parents", "chunks 0, 2, 4…", "chunks 1, 3, 5…", "evidence")
+STRIP_CAPTION = (
+    "Rows: heading lines; the parents that parent-child chunks deliver; the chunks, numbered "
+    "as in the map below, taking turns on two rows so that neighbours and overlaps stay "
+    "apart; the evidence spans of every question. Hover for details."
+)
 STATUS_COLORS = {"fits": "#4c6ef5", "longer than L": "#e8590c", "never fits the budget": "#c92a2a"}
 MARK_COLORS = {"headings": "#1e3a8a", "parents": "#868e96", "evidence": "#2f9e44"}
 

@@ -18,9 +18,11 @@ from .draw import (
     config_order,
     md_escape,
     percent,
+    question_label,
 )
 
 MATRIX_QUESTIONS = 300  # the verdict matrix shows at most this many questions
+LABEL_CHARS = 64  # question text beside the matrix, cut at a word
 
 
 def recall_table(result: LabResult) -> pd.DataFrame:
@@ -269,6 +271,7 @@ def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "question": frame["question"],
+            "label": frame["question"].map(lambda q: question_label(q, text[q], LABEL_CHARS)),
             "text": frame["question"].map(text),
             "configuration": labels,
             "verdict": frame["verdict"],
@@ -291,9 +294,15 @@ def verdict_matrix() -> alt.Chart:
                 "configuration:N",
                 sort=alt.EncodingSortField("c_order"),
                 title=None,
-                axis=alt.Axis(labelAngle=-35, orient="top"),
+                # slanted labels sit side by side; their boxes overlap, the text does not
+                axis=alt.Axis(labelAngle=-45, orient="top", labelOverlap=False),
             ),
-            y=alt.Y("question:N", sort=alt.EncodingSortField("q_order"), title=None),
+            y=alt.Y(
+                "label:N",
+                sort=alt.EncodingSortField("q_order"),
+                title=None,
+                axis=alt.Axis(labelLimit=420),
+            ),
             color=alt.Color(
                 "verdict:N",
                 scale=alt.Scale(domain=list(VERDICTS), range=list(VERDICT_COLORS)),

@@ -1,8 +1,15 @@
-"""Chunking Lab: the entry point. Builds the shared sidebar once, then runs the chosen page."""
+"""Chunking Lab: the entry point. Draws the page frame, builds the shared sidebar once, then runs
+the chosen page.
+
+The first visit after the server starts imports the engine (numpy, scipy, pandas: seconds on a
+busy machine). The navigation and the page's title are drawn before that, so the page is never
+blank; the dense stack (torch, sentence-transformers) is imported only once dense retrieval is
+switched on.
+"""
+
+import sys
 
 import streamlit as st
-
-from ui import state
 
 st.set_page_config(page_title="Chunking Lab", page_icon=":material/view_agenda:", layout="wide")
 
@@ -32,6 +39,14 @@ page = st.navigation(
         ],
     }
 )
+frame = st.empty()
+if "ui.state" not in sys.modules:  # the server's first run: the engine is still to be loaded
+    with frame.container():
+        st.title(page.title)
+        st.caption(":material/hourglass_top: Starting the lab: loading the engine…")
+
+from ui import state  # noqa: E402 - after the frame, which must not wait for the engine
+
 settings = state.sidebar()
 state.show_notices()
-state.run(page, settings)
+state.run(page, settings, frame)

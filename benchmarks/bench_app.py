@@ -1,7 +1,8 @@
 """Server time of a rerun of each app page on the bundled handbook, through AppTest: a warm
-rerun (every cache hit: nothing changed, or a setting came back) and the rerun after moving the
-budget slider to a new value (that budget's results are computed). Median and fastest of the
-repeats: ``python benchmarks/bench_app.py [REPEATS]``."""
+rerun (every cache hit: nothing changed, or a setting came back), the rerun after moving the
+budget slider to a new value (that budget's results are computed), and a switch to the page
+from another one once every page has been visited (the navigation's click). Median and fastest
+of the repeats: ``python benchmarks/bench_app.py [REPEATS]``."""
 
 import statistics
 import sys
@@ -33,12 +34,28 @@ def rerun_ms(page: str, budgets: list[int | None]) -> str:
     return f"{statistics.median(times):.0f} / {min(times):.0f}"
 
 
+def switch_ms(repeats: int) -> dict[str, str]:
+    """Median and fastest switch to each page, in ms, from the page before it in the list."""
+    app = open_app()
+    for page in PAGES:
+        app.switch_page(page).run()
+    times: dict[str, list[float]] = {page: [] for page in PAGES}
+    for _ in range(repeats):
+        for page in PAGES:
+            start = time.perf_counter()
+            app.switch_page(page).run()
+            times[page].append(1000 * (time.perf_counter() - start))
+    return {p: f"{statistics.median(t):.0f} / {min(t):.0f}" for p, t in times.items()}
+
+
 if __name__ == "__main__":
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     new_budgets = [b for b in range(130, 1000, 10) if b not in DEFAULT_BUDGETS][:repeats]
-    print(f"{'page':<28}{'warm rerun':>14}{'new budget':>14}   ms, median / fastest")
+    switches = switch_ms(repeats)
+    head = f"{'page':<28}{'warm rerun':>14}{'new budget':>14}{'switch to':>14}"
+    print(f"{head}   ms, median / fastest")
     for page in PAGES:
         warm = rerun_ms(page, [None] * repeats)
         change = rerun_ms(page, new_budgets)
-        print(f"{page:<28}{warm:>14}{change:>14}")
+        print(f"{page:<28}{warm:>14}{change:>14}{switches[page]:>14}")
     print(f"goal: a warm rerun within {GOAL_MS} ms")

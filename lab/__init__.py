@@ -8,7 +8,9 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
-from .chunkers import CHUNKERS, Chunk
+from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
+from .cluster import ClusterError, DistributedUnavailable, distributed_status
+from .cluster import connect as connect_cluster
 from .collection import (
     DEFAULT_POLICY,
     DOCUMENT_TYPES,
@@ -63,6 +65,8 @@ from .run import (
     explain,
     run_lab,
     sweep,
+    sweep_cell,
+    untrained_chunkers,
 )
 from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
 
@@ -88,13 +92,16 @@ __all__ = [
     "MAX_DOCUMENT_CHARS",
     "MAX_QE_CHARS",
     "MODES",
+    "REFERENCE_PLACEMENTS",
     "SPLITS",
     "TRANSITIONS",
     "Chunk",
+    "ClusterError",
     "Comparison",
     "Corpus",
     "CorpusError",
     "Depth",
+    "DistributedUnavailable",
     "Document",
     "Explanation",
     "Index",
@@ -109,6 +116,8 @@ __all__ = [
     "build_collection",
     "build_corpus",
     "build_index",
+    "connect_cluster",
+    "distributed_status",
     "compare",
     "compare_results",
     "configure",
@@ -121,8 +130,11 @@ __all__ = [
     "parse_document",
     "parse_html",
     "ranking_depth",
+    "reference_placement",
     "run_lab",
     "setting_names",
     "sweep",
+    "sweep_cell",
     "wilson_interval",
+    "untrained_chunkers",
 ]

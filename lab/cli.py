@@ -4,7 +4,10 @@ User errors (missing or unreadable files, invalid JSON, unknown chunkers or sett
 an embedding model or reranker that cannot be loaded) print one line ``error: ...`` to stderr and
 exit with status 2; problems with single questions print ``warning: <id>: ...`` and the valid
 questions still run. ``compare --fail-on-broken`` exits with status 1 when B breaks a question
-that A passed, so a change can be gated in CI.
+that A passed, so a change can be gated in CI. ``sweep --workers N`` and ``sweep --scheduler
+ADDRESS`` run the sweep on a Dask cluster (:mod:`lab.cluster`); without dask and distributed
+installed they exit with status 2 and the install command, and a cluster that fails mid-sweep
+exits with status 1.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from . import (
@@ -23,6 +27,7 @@ from . import (
     LEXICAL_MODES,
     MODES,
     POLICY_CHUNKER,
+    REFERENCE_PLACEMENTS,
     SPLITS,
     Comparison,
     Corpus,
@@ -36,8 +41,17 @@ from . import (
     run_lab,
     setting_names,
     sweep,
+    untrained_chunkers,
 )
 from .bench import run_all
+from .cluster import (
+    ClusterError,
+    DistributedUnavailable,
+    SchedulerUnreachable,
+    connected,
+    distributed_status,
+    local_cluster,
+)
 from .compare import label, p_text
 from .embed import DEFAULT_MODEL, DenseUnavailable
 from .rerank import DEFAULT_RERANKER, can_download, reranker_status
@@ -50,6 +64,7 @@ FORMATS = ("table", "json", "csv")
 MODE_CHOICES = {"both": LEXICAL_MODES, "all": MODES} | {m: (m,) for m in MODES}
 ALL = "all"
 DEFAULTS = LabConfig()
+BAR_WIDTH = 30
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,6 +104,16 @@ def _type_pair(value: str) -> tuple[str, str]:
     if not sep or not name.strip() or not doc_type.strip():
         raise argparse.ArgumentTypeError(f"expected NAME=TYPE, got {value!r}")
     return name.strip(), doc_type.strip()
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value!r}")
+    return number
 
 
 def _add_experiment_options(p: argparse.ArgumentParser) -> None:
@@ -162,10 +187,16 @@ def _add_experiment_options(p: argparse.ArgumentParser) -> None:
         "--headers", action="store_true", help="prefix every chunk with its heading path"
     )
     p.add_argument(
-        "--no-refs",
-        dest="resolve_refs",
-        action="store_false",
-        help="no reference text in structure chunks, no reference edges in the graph",
+        "--refs",
+        choices=REFERENCE_PLACEMENTS,
+        default=DEFAULTS.refs,
+        help="where cited provisions' text goes (structure, parent-child): delivered with the "
+        "chunk and counted in the budget; index-only: retrieval and the graph use it, the "
+        "context does not carry it; off: nowhere, and no reference edges in the graph "
+        f"(default {DEFAULTS.refs})",
+    )
+    p.add_argument(
+        "--no-refs", dest="refs", action="store_const", const="off", help="the same as --refs off"
     )
     p.add_argument(
         "--dense",
@@ -233,6 +264,20 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="report progress on stderr even when it is not a terminal",
     )
+    where = sweep_.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="run the sweep on a Dask LocalCluster of N worker processes on this machine "
+        "(needs requirements-distributed.txt)",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the sweep on the Dask cluster whose scheduler is at ADDRESS, e.g. "
+        "tcp://HOST:8786 (needs requirements-distributed.txt)",
+    )
     compare_ = commands.add_parser(
         "compare",
         help="two configurations on the same questions: what B fixed or broke, and whether "
@@ -298,7 +343,7 @@ def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
         budget=args.budget,
         split=args.split,
         headers=args.headers,
-        resolve_refs=args.resolve_refs,
+        refs=args.refs,
         overlap=args.overlap,
         dense=args.dense,
         late=args.late,
@@ -378,13 +423,44 @@ def _load(args: argparse.Namespace) -> Corpus:
     return corpus
 
 
-def _progress(stream, live: bool) -> Callable[[int, int], None]:
+def _warn_untrained(corpus: Corpus, chunkers: Sequence[str]) -> None:
+    """One warning line when a supervised chunker has no train question to learn from."""
+    names = untrained_chunkers(corpus, dict.fromkeys(chunkers))
+    if names:
+        verb = "has" if len(names) == 1 else "have"
+        _say(
+            "warning",
+            f"{' and '.join(names)} {verb} no train questions to learn from and run untrained "
+            '(marked "(untrained)"): give some questions "split": "train"',
+        )
+
+
+def _progress(stream, live: bool, where: str) -> Callable[[int, int], None]:
+    """A progress bar of finished sweep tasks: redrawn in place on a terminal, one line per task
+    otherwise."""
+
     def report(done: int, total: int) -> None:
+        filled = BAR_WIDTH * done // total
+        bar = "#" * filled + "." * (BAR_WIDTH - filled)
         end = "\n" if not live or done == total else "\r"
-        stream.write(f"sweep: {done}/{total} indexes (size x chunker){end}")
+        stream.write(f"sweep [{bar}] {done}/{total} tasks (chunker x size) {where}{end}")
         stream.flush()
 
     return report
+
+
+def _sweep_client(args: argparse.Namespace) -> tuple[AbstractContextManager, str]:
+    """The Dask client the options ask for (None: sweep here) and where the sweep runs."""
+    if args.workers is None and args.scheduler is None:
+        return nullcontext(None), "on this machine"
+    flag = "--workers" if args.workers is not None else "--scheduler"
+    ok, status = distributed_status()
+    if not ok:
+        raise DistributedUnavailable(f"{flag} needs dask and distributed: {status}")
+    if args.workers is not None:
+        plural = "es" if args.workers > 1 else ""
+        return local_cluster(args.workers), f"on {args.workers} local worker process{plural}"
+    return connected(args.scheduler), f"on the cluster at {args.scheduler}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> str:
@@ -447,6 +523,14 @@ def _documents_table(corpus: Corpus, config: LabConfig) -> str:
     return "\n".join([f"Documents ({corpus.name})", table, *notes])
 
 
+def _settings_note(c: LabConfig) -> str:
+    """Size, budget, heading prefixes, reference placement and dense options, in words."""
+    return (
+        f"size {c.size} chars, budget {c.budget} words, headers {_on(c.headers)}, "
+        f"references {c.refs}{_dense_note(c)}"
+    )
+
+
 def _run_table(result: LabResult, corpus: Corpus) -> str:
     c = result.config
     questions = corpus.split(c.split)
@@ -456,11 +540,14 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
     title = (
         f"{corpus.name}: {f'{docs} documents, ' if docs > 1 else ''}"
         f"{n} {c.split} question{'s' * (n != 1)}"
-        f"{f' ({filtered} with a metadata filter)' if filtered else ''}, "
-        f"size {c.size} chars, budget {c.budget} words, "
-        f"headers {_on(c.headers)}, references {_on(c.resolve_refs)}{_dense_note(c)}"
+        f"{f' ({filtered} with a metadata filter)' if filtered else ''}, {_settings_note(c)}"
     )
     without = ("complete w/o filters", "partial w/o filters") if filtered else ()
+    untrained = set(untrained_chunkers(corpus, c.chunkers))
+
+    def name(chunker: str) -> str:
+        return f"{chunker} (untrained)" if chunker in untrained else chunker
+
     metrics = _table(
         (
             "chunker",
@@ -476,7 +563,7 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
         + without,
         [
             (
-                r.chunker,
+                name(r.chunker),
                 r.mode,
                 _pct(m.partial),
                 _pct(m.complete),
@@ -502,31 +589,40 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
             "chunks",
             "mean chars",
             "max chars",
+            "max delivered",
             "index/doc",
             "evidence intact",
             "heading starts",
             "over size",
             "over budget",
+            "long units",
+            "split evidence",
             "objective",
         ),
         [
             (
-                name,
+                name(chunker),
                 str(s.chunks),
                 f"{s.mean_chars:.0f}",
                 str(s.max_chars),
+                str(s.max_delivered_chars),
                 f"{s.index_ratio:.2f}",
                 _pct(s.evidence_intact),
                 _pct(s.heading_starts),
                 str(s.over_size),
                 str(s.over_budget),
+                str(s.long_units),
+                str(s.split_evidence),
                 "-" if s.objective is None else f"{s.objective:.2f}",
             )
-            for name, s in seen.items()
+            for chunker, s in seen.items()
         ],
         left=1,
     )
-    index_title = f"Index statistics (over budget: longer than {c.budget} words)"
+    index_title = (
+        f"Index statistics (max delivered: prefix, body and delivered references; over "
+        f"budget: longer than {c.budget} words; long units: sentences longer than L, split)"
+    )
     top = leaders(result)
     best = f"Best complete recall {top.summary()}.\n" if top and len(result.runs) > 1 else ""
     return f"{title}\n\n{metrics}\n{best}\n{documents}{index_title}\n{index}\n"
@@ -579,6 +675,7 @@ def _emit(text: str, output: Path | None) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     config = _config(args)
     corpus = _load(args)
+    _warn_untrained(corpus, config.chunkers)
     _load_models(config, args.download)
     result = run_lab(corpus, config)
     if args.format == "json":
@@ -594,10 +691,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     config = _config(args, args.sizes)
     corpus = _load(args)
-    _load_models(config, args.download)
+    _warn_untrained(corpus, config.chunkers)
+    cluster, where = _sweep_client(args)
+    if args.workers is None and args.scheduler is None:
+        _load_models(config, args.download)  # a cluster's workers load their own
     live = sys.stderr.isatty()
-    progress = _progress(sys.stderr, live) if live or args.progress else None
-    result = sweep(corpus, config, budgets=args.budgets, sizes=args.sizes, progress=progress)
+    progress = _progress(sys.stderr, live, where) if live or args.progress else None
+    with cluster as client:
+        result = sweep(
+            corpus, config, budgets=args.budgets, sizes=args.sizes, progress=progress, client=client
+        )
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2) + "\n"
     elif args.format == "csv":
@@ -664,9 +767,15 @@ def _compare_table(c: Comparison, corpus: Corpus) -> str:
         left=5,
     )
     warning = f"Warning: {c.warning}\n" if c.warning else ""
+    untrained = set(untrained_chunkers(corpus, c.a.chunkers + c.b.chunkers))
+
+    def side(config: LabConfig) -> str:
+        return label(config) + (" (untrained)" if config.chunkers[0] in untrained else "")
+
     return (
         f"{corpus.name}: {n} {c.a.split} question{'s' * (n != 1)}\n"
-        f"A: {label(c.a)}\nB: {label(c.b)}\nB differs from A in: {changed}\n{warning}\n"
+        f"A: {side(c.a)}; {_settings_note(c.a)}\nB: {side(c.b)}\n"
+        f"B differs from A in: {changed}\n{warning}\n"
         f"{summary}\n\n{c.verdict}\n\n"
         f"Ranking depth, A: {c.depth_a.advice}\nRanking depth, B: {c.depth_b.advice}\n\n"
         f"{questions}\n"
@@ -677,6 +786,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     a, b = _sides(args)
     args.split = a.split
     corpus = _load(args)
+    _warn_untrained(corpus, a.chunkers + b.chunkers)
     for config in (a, b):
         _load_models(config, args.download)
     comparison = compare(corpus, a, b)
@@ -714,8 +824,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except (CorpusError, ValueError) as exc:
         _say("error", str(exc))
-    except DenseUnavailable as exc:
+    except (DenseUnavailable, DistributedUnavailable, SchedulerUnreachable) as exc:
         _say("error", str(exc).splitlines()[0])
+    except ClusterError as exc:
+        _say("error", str(exc).splitlines()[0])
+        return 1
     except BrokenPipeError:
         # The reader went away (``| head``): silence the final flush, as the Python docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

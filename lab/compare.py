@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 import pandas as pd
 
+from .chunkers import reference_placement
 from .corpus import Corpus
 from .depth import Depth, ranking_depth
 from .embed import DEFAULT_MODEL
@@ -33,6 +34,7 @@ TRANSITIONS = (FIXED, BROKEN, SAME)
 MEASURES = ("complete", "partial")
 
 ALIASES = {"chunker": "chunkers", "mode": "modes"}  # a comparison's side has one of each
+OLD_NAMES = {"resolve_refs": "refs"}  # the on/off switch refs replaced: false is refs=off
 NAMES = {field: name for name, field in ALIASES.items()}
 SWITCHED_ON = {"dense": DEFAULT_MODEL, "rerank": DEFAULT_RERANKER}  # "dense=true" names these
 TRUE, FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")
@@ -73,9 +75,10 @@ def _coerce(name: str, hint, text: str):
 
 
 def configure(base: LabConfig, settings: str | Mapping[str, str]) -> LabConfig:
-    """``base`` with ``settings`` changed: ``"chunker=structure,mode=graph"`` or a mapping of
-    setting names to values (names from :func:`setting_names`). Raises ``ValueError`` naming an
-    unknown setting or a value that does not fit."""
+    """``base`` with ``settings`` changed: ``"chunker=structure,mode=graph,refs=off"`` or a
+    mapping of setting names to values (names from :func:`setting_names`; the older
+    ``resolve_refs=true|false`` still reads as ``refs``, false being "off"). Raises
+    ``ValueError`` naming an unknown setting or a value that does not fit."""
     if isinstance(settings, str):
         pairs = []
         for item in (p.strip() for p in settings.split(",")):
@@ -89,13 +92,21 @@ def configure(base: LabConfig, settings: str | Mapping[str, str]) -> LabConfig:
         pairs = list(settings.items())
     hints = typing.get_type_hints(LabConfig)
     changes: dict[str, object] = {}
+    given: dict[str, str] = {}  # field: the name that set it
     for name, value in pairs:
-        field = ALIASES.get(name, name)
+        field = ALIASES.get(name, OLD_NAMES.get(name, name))
         if field not in hints:
             raise ValueError(f"unknown setting {name!r}; settings are {', '.join(setting_names())}")
         if field in changes:
-            raise ValueError(f"{name} is given twice")
-        changes[field] = _coerce(name, hints[field], value)
+            if given[field] == name:
+                raise ValueError(f"{name} is given twice")
+            both = " and ".join(sorted((name, given[field])))
+            raise ValueError(f"{field} is given twice ({both} are one setting)")
+        given[field] = name
+        if name in OLD_NAMES:
+            changes[field] = reference_placement(base.refs, _coerce(name, bool, value))
+        else:
+            changes[field] = _coerce(name, hints[field], value)
     return replace(base, **changes)
 
 
@@ -423,7 +434,7 @@ class Leaders:
     near: tuple[tuple[str, str], ...]  # one question below the top
 
     def summary(self) -> str:
-        """ "46%: qes-greedy · graph; 3 configurations are within one question of it"."""
+        """ "77%: structure · graph; 1 configuration is within one question of it"."""
         names = ", ".join(f"{c} · {m}" for c, m in self.best)
         text = f"{self.value:.0%}: {names}"
         if len(self.best) > 1:

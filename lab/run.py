@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -10,9 +11,9 @@ from dataclasses import asdict, dataclass, field, replace
 import pandas as pd
 
 from .assemble import Context, assemble
-from .chunkers import CHUNKERS
+from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
-from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking
+from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
 from .metrics import IndexStats, Metrics, QuestionResult, aggregate, index_stats, score_question
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank
 
@@ -27,10 +28,18 @@ Progress = Callable[[int, int], None]
 @dataclass(frozen=True)
 class LabConfig:
     """One experiment: which chunkers and modes, the chunk size ``L`` in characters, the context
-    budget in words, the question split, and the toggles. ``dense`` names an embedding model
-    (None: keyword retrieval only); it enables the dense and hybrid modes, dense chunkers and
-    ``late`` chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that
-    reorders the top ``rerank_top`` chunks before assembly."""
+    budget in words, the question split, and the toggles. ``refs`` places the text of cited
+    provisions: "delivered" (in the chunk and its budget), "index-only" (retrieval matches it,
+    the context does not carry it) or "off"; references also give the chunk graph its
+    cross-reference edges unless off. ``dense`` names an embedding model (None: keyword
+    retrieval only); it enables the dense and hybrid modes, dense chunkers and ``late``
+    chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that reorders
+    the top ``rerank_top`` chunks before assembly. ``filters`` applies the questions' metadata
+    filters (each question ranks only the documents whose metadata match it); off, every
+    question ranks every document.
+
+    ``resolve_refs`` is the older on/off switch, still accepted (False is ``refs="off"``) and
+    readable (whether references are resolved at all)."""
 
     chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
     modes: tuple[str, ...] = LEXICAL_MODES
@@ -38,16 +47,23 @@ class LabConfig:
     budget: int = 120
     split: str = "test"
     headers: bool = False
-    resolve_refs: bool = True
+    refs: str = REFERENCE_PLACEMENTS[0]
     overlap: int = DEFAULT_OVERLAP
     dense: str | None = None
     late: bool = False
     rerank: str | None = None
     rerank_top: int = RERANK_TOP
+    filters: bool = True
+
+    @property
+    def resolve_refs(self) -> bool:
+        """Whether cited provisions are resolved at all (delivered or in the index only)."""
+        return self.refs != "off"
 
     def __post_init__(self):
         object.__setattr__(self, "chunkers", tuple(self.chunkers))
         object.__setattr__(self, "modes", tuple(self.modes))
+        reference_placement(self.refs)
         if not self.chunkers:
             raise ValueError(f"choose at least one chunker of {', '.join(CHUNKERS)}")
         for name in self.chunkers:
@@ -68,6 +84,32 @@ class LabConfig:
             raise ValueError(f"budget must be a whole number of words >= 1, got {self.budget!r}")
         if self.split not in SPLITS:
             raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
+
+
+def untrained_chunkers(corpus: Corpus, chunkers: Iterable[str]) -> tuple[str, ...]:
+    """The supervised chunkers among ``chunkers`` that have no train question to learn from: with
+    nothing to keep intact, qes-dp only packs units as few chunks as fit and qes-greedy only
+    covers the text with windows, so they must not pass for trained ones (by-type among them
+    when the collection's policy gives a document one of those)."""
+    if corpus.split("train"):
+        return ()
+    return tuple(c for c in chunkers if learns(corpus, c))
+
+
+def _accept_resolve_refs(init: Callable) -> Callable:
+    """Let ``LabConfig(resolve_refs=...)`` and ``replace(config, resolve_refs=...)``, the older
+    on/off switch, keep working: False is ``refs="off"`` (see ``reference_placement``)."""
+
+    @functools.wraps(init)
+    def wrapped(self, *args, resolve_refs: bool | None = None, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        if resolve_refs is not None:
+            object.__setattr__(self, "refs", reference_placement(self.refs, resolve_refs))
+
+    return wrapped
+
+
+LabConfig.__init__ = _accept_resolve_refs(LabConfig.__init__)
 
 
 @dataclass(frozen=True, eq=False)
@@ -273,7 +315,7 @@ class LabCache:
                 size,
                 overlap=config.overlap,
                 headers=config.headers,
-                resolve_refs=config.resolve_refs,
+                refs=config.refs,
                 embedder=embedder_for(config),
                 late=config.late,
             ),
@@ -281,10 +323,11 @@ class LabCache:
         )
 
     def retrieval(
-        self, index: Index, config: LabConfig, mode: str, filters: bool = True
+        self, index: Index, config: LabConfig, mode: str, unfiltered: bool = False
     ) -> Retrieval:
-        """Rankings of the split's questions (without filters: only the questions that have
-        one, ranked as if they had none)."""
+        """Rankings of the split's questions, with their metadata filters as ``config.filters``
+        says (``unfiltered``: only the questions that have one, ranked as if they had none)."""
+        filters = config.filters and not unfiltered
         key = (
             _index_key(index.corpus, config, index.chunker, index.size),
             config.split,
@@ -292,9 +335,10 @@ class LabCache:
             config.rerank,
             config.rerank_top,
             filters,
+            unfiltered,
         )
         questions = index.corpus.split(config.split)
-        if not filters:
+        if unfiltered:
             questions = tuple(q for q in questions if q.filter)
         return self._get(
             self._retrievals,
@@ -314,7 +358,7 @@ def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tu
         size,
         config.overlap,
         config.headers,
-        config.resolve_refs,
+        config.refs,
         config.dense,
         config.late,
     )
@@ -344,12 +388,14 @@ def run_lab(
     progress: Progress | None = None,
     cache: LabCache | None = None,
 ) -> LabResult:
-    """Run every configured chunker in every configured mode on the questions of the split."""
+    """Run every configured chunker in every configured mode on the questions of the split.
+    With metadata filters on, questions that have one are also ranked without it: each run's
+    ``unfiltered_metrics`` say what recall would be without filters."""
     config = config or LabConfig()
     cache = cache or LabCache()
     runs = []
     total = len(config.chunkers) * len(config.modes)
-    filtered = any(q.filter for q in corpus.split(config.split))
+    filtered = config.filters and any(q.filter for q in corpus.split(config.split))
     for chunker in config.chunkers:
         index = cache.index(corpus, config, chunker)
         stats = index_stats(index, config.budget)
@@ -357,7 +403,7 @@ def run_lab(
             results = cache.retrieval(index, config, mode).evaluate(config.budget)
             unfiltered, without = (), None
             if filtered:
-                unfiltered = cache.retrieval(index, config, mode, False).evaluate(config.budget)
+                unfiltered = cache.retrieval(index, config, mode, True).evaluate(config.budget)
                 replaced = {r.id: r for r in unfiltered}
                 without = aggregate([replaced.get(r.id, r) for r in results])
             runs.append(Run(chunker, mode, aggregate(results), stats, results, unfiltered, without))
@@ -448,9 +494,17 @@ def sweep(
     sizes: Iterable[int] = DEFAULT_SIZES,
     progress: Progress | None = None,
     cache: LabCache | None = None,
+    client=None,
 ) -> SweepResult:
     """Recall over the budget x size grid for every chunker and mode: chunk and index once per size,
-    rank once per mode, assemble once per budget."""
+    rank once per mode, assemble once per budget.
+
+    The work is one task per chunker and size (:func:`sweep_cell`); ``progress(done, total)``
+    counts finished tasks. Without a ``client`` the tasks run here, one after another, reusing
+    ``cache``. With a ``distributed.Client`` they run on its Dask cluster (see
+    :mod:`lab.cluster`): the corpus is sent to the workers once, indexes (and their embeddings)
+    are built there, and the rows come back in the same order, identical to a serial run.
+    """
     config = config or LabConfig()
     budgets, sizes = sorted(set(budgets)), sorted(set(sizes))
     if not budgets or not sizes:
@@ -460,43 +514,63 @@ def sweep(
     for s in sizes:
         for chunker in config.chunkers:
             check_chunking(chunker, s, config.overlap)
-    cache = cache or LabCache()
-    rows = []
-    total, done = len(sizes) * len(config.chunkers), 0
-    for size in sizes:
-        for chunker in config.chunkers:
-            index = cache.index(corpus, config, chunker, size)
-            for mode in config.modes:
-                retrieval = cache.retrieval(index, config, mode)
-                for budget in budgets:
-                    metrics = aggregate(retrieval.evaluate(budget))
-                    rows.append(
-                        {
-                            "chunker": chunker,
-                            "mode": mode,
-                            "size": size,
-                            "budget": budget,
-                            "questions": metrics.questions,
-                            "partial": metrics.partial,
-                            "partial_low": metrics.partial_ci[0],
-                            "partial_high": metrics.partial_ci[1],
-                            "complete": metrics.complete,
-                            "complete_low": metrics.complete_ci[0],
-                            "complete_high": metrics.complete_ci[1],
-                            "gap": metrics.gap,
-                            "mean_context_words": metrics.mean_context_words,
-                            "chunks": len(index.chunks),
-                            "over_budget_chunks": int((index.words > budget).sum()),
-                            "fits": bool((index.words <= budget).any()),
-                        }
-                    )
-            done += 1
+    cells = [(chunker, size) for size in sizes for chunker in config.chunkers]
+    if client is not None:
+        from .cluster import sweep_on_cluster
+
+        parts = sweep_on_cluster(client, corpus, config, cells, tuple(budgets), progress)
+    else:
+        cache = cache or LabCache()
+        parts = []
+        for chunker, size in cells:
+            parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
             if progress:
-                progress(done, total)
-    return SweepResult(config, tuple(rows))
+                progress(len(parts), len(cells))
+    return SweepResult(config, tuple(row for part in parts for row in part))
+
+
+def sweep_cell(
+    corpus: Corpus,
+    config: LabConfig,
+    chunker: str,
+    size: int,
+    budgets: Sequence[int],
+    cache: LabCache | None = None,
+) -> tuple[dict, ...]:
+    """One task of a sweep: the rows of one chunker at one size, for every mode of ``config``
+    and every budget, from a single index (its embeddings included) and one ranking per mode."""
+    cache = cache or LabCache()
+    index = cache.index(corpus, config, chunker, size)
+    rows = []
+    for mode in config.modes:
+        retrieval = cache.retrieval(index, config, mode)
+        for budget in budgets:
+            metrics = aggregate(retrieval.evaluate(budget))
+            rows.append(
+                {
+                    "chunker": chunker,
+                    "mode": mode,
+                    "size": size,
+                    "budget": budget,
+                    "questions": metrics.questions,
+                    "partial": metrics.partial,
+                    "partial_low": metrics.partial_ci[0],
+                    "partial_high": metrics.partial_ci[1],
+                    "complete": metrics.complete,
+                    "complete_low": metrics.complete_ci[0],
+                    "complete_high": metrics.complete_ci[1],
+                    "gap": metrics.gap,
+                    "mean_context_words": metrics.mean_context_words,
+                    "chunks": len(index.chunks),
+                    "over_budget_chunks": int((index.words > budget).sum()),
+                    "fits": bool((index.words <= budget).any()),
+                }
+            )
+    return tuple(rows)
 
 
 __all__ = [
+    "untrained_chunkers",
     "DEFAULT_BUDGETS",
     "DEFAULT_CHUNKERS",
     "DEFAULT_SIZES",
@@ -510,4 +584,5 @@ __all__ = [
     "explain",
     "run_lab",
     "sweep",
+    "sweep_cell",
 ]

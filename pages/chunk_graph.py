@@ -30,13 +30,7 @@ with left:
         "Chunker", names, key="graph_chunker", index=names.index(default)
     )
 with right:
-    types = st.pills(
-        "Edge types",
-        list(graph.EDGE_COLORS),
-        selection_mode="multi",
-        default=list(graph.EDGE_COLORS),
-        key="graph_edges",
-    )
+    types = state.page_pills("Edge types", list(graph.EDGE_COLORS), key="graph_edges")
 view = graph.graph_view(corpus, settings.config, chunker, settings.question)
 q = context.question(corpus, settings.question)
 

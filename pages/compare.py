@@ -13,8 +13,9 @@ corpus = cache.corpus(settings.corpus)
 st.title("Compare")
 st.caption(
     f"{len(corpus.split(settings.split))} {settings.split} questions. A is the sidebar's "
-    "configuration; B is A with the settings below changed. Change one thing at a time, and look "
-    "at which questions changed, not only the average." + state.retrieval_note(settings, " A: ")
+    f"configuration ({draw.REFS_NOTE[settings.refs]}); B is A with the settings below changed. "
+    "Change one thing at a time, and look at which questions changed, not only the average."
+    + state.retrieval_note(settings, " A: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
@@ -22,6 +23,7 @@ if not corpus.split(settings.split):
 
 a = compare.choose_a(settings)
 b = compare.edit_b(a)
+draw.untrained_notice(corpus, tuple(dict.fromkeys(a.chunkers + b.chunkers)))
 if a.config == b.config:
     st.info("B is the same as A: change one of B's settings to compare.", icon=":material/info:")
     st.stop()

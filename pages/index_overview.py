@@ -1,5 +1,8 @@
 """Index overview: the corpus, each chunker's index, and where one chunker cuts the document."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import streamlit as st
 
 from lab import CHUNKERS, POLICY_CHUNKER
@@ -7,7 +10,6 @@ from ui import cache, documents, draw, overview, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
-result = cache.lab(corpus, settings.config)
 
 st.title("Index overview")
 st.caption(f"Corpus: {draw.md_escape(corpus.name)}")
@@ -24,12 +26,16 @@ if documents.is_collection(corpus):
         hide_index=True,
     )
     documents.policy_nudge(corpus, settings.chunkers)
+result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")
 st.caption(
-    f"Chunk size L = {settings.size} characters; budget = {settings.budget} words."
+    f"Chunk size L = {settings.size} characters; budget = {settings.budget} words; "
+    f"{draw.REFS_NOTE[settings.refs]}. Chars count the body a chunk covers; delivered counts "
+    "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")
 )
+draw.untrained_notice(corpus, settings.chunkers)
 st.dataframe(overview.index_table(result), column_config=overview.INDEX_COLUMNS, hide_index=True)
 
 st.subheader("Boundary map")
@@ -62,6 +68,7 @@ if any(c.search_source for c in index.chunks):
 view = ("map", chunker, doc, settings.config)
 strip = cache.view(corpus, (*view, "strip"), overview.strip_data, index, doc, settings.budget)
 draw.chart(cache.spec(overview.boundary_strip), **strip)
+st.caption(overview.STRIP_CAPTION)
 text_chars = len(corpus.documents[doc].text)
 if text_chars > overview.MAP_CHARS:
     st.info(

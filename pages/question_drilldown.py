@@ -1,10 +1,13 @@
 """Question drill-down: one question through every chunker and mode, the modes side by side."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import streamlit as st
 
 from lab import CHUNKERS, describe_filter
 from ui import cache, context, drilldown, state
-from ui.draw import md_escape
+from ui.draw import REFS_NOTE, md_escape, untrained_notice
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -20,9 +23,10 @@ else:
     case = f" · case: {md_escape(q.case)}" if q.case else ""
     st.markdown(f"#### {md_escape(q.question)}")
     st.caption(
-        f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence spans{case} · "
-        f"L = {settings.size} characters · budget = {settings.budget} words"
-        + state.retrieval_note(settings, " · ")
+        f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence "
+        f"{'span' if len(q.evidence) == 1 else 'spans'}{case} · "
+        f"L = {settings.size} characters · budget = {settings.budget} words · "
+        f"{REFS_NOTE[settings.refs]}" + state.retrieval_note(settings, " · ")
     )
     if q.filter:
         kept = corpus.allowed(q)
@@ -31,6 +35,7 @@ else:
             f"the chunks of {len(kept)} of the {len(corpus.documents)} documents "
             f"({md_escape(', '.join(corpus.documents[d].name for d in kept)) or 'none'})."
         )
+    untrained_notice(corpus, settings.chunkers)
     drilldown.evidence_list(corpus, q)
 
     views = {

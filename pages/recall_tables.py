@@ -8,19 +8,21 @@ from ui import cache, documents, draw, recall, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
-result = cache.lab(corpus, settings.config)
-table = recall.recall_table(result)
 
 st.title("Recall tables")
 st.caption(
     f"{len(corpus.split(settings.split))} {settings.split} questions · L = {settings.size} "
-    f"characters · budget = {settings.budget} words. Complete: all evidence in the context; "
-    "partial: some of it." + state.retrieval_note(settings, " Retrieval: ")
+    f"characters · budget = {settings.budget} words · {draw.REFS_NOTE[settings.refs]}. "
+    "Complete: all evidence in the context; partial: some of it."
+    + state.retrieval_note(settings, " Retrieval: ")
 )
+result = cache.lab(corpus, settings.config)
+table = recall.recall_table(result)
 if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
+draw.untrained_notice(corpus, settings.chunkers)
 recall.headline(result)
 st.dataframe(table, column_config=recall.RECALL_COLUMNS, hide_index=True)
 draw.chart(cache.spec(recall.recall_chart), rows=recall.recall_data(table))

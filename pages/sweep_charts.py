@@ -1,5 +1,8 @@
 """Sweep charts: recall against the context budget and the chunk size, and their grid."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import json
 
 import pandas as pd
@@ -16,15 +19,16 @@ sizes = tuple(sorted({*DEFAULT_SIZES, settings.size}))
 st.title("Sweep charts")
 st.caption(
     f"{settings.split} questions · budgets {', '.join(map(str, budgets))} words · sizes "
-    f"{', '.join(map(str, sizes))} characters. One panel per chunker, a colour per retrieval "
-    "mode; solid lines: complete recall, its 95% interval shaded; dashed: partial. A thin line "
-    f"inside a wide one: equal recall. A red ✕ marks a point where {sweeps.NO_FIT}."
-    + state.retrieval_note(settings, " Retrieval: ")
+    f"{', '.join(map(str, sizes))} characters · {draw.REFS_NOTE[settings.refs]}. One panel per "
+    "chunker, a colour per retrieval mode; solid lines: complete recall, its 95% interval "
+    "shaded; dashed: partial. A thin line inside a wide one: equal recall. A red ✕ marks a point "
+    f"where {sweeps.NO_FIT}." + state.retrieval_note(settings, " Retrieval: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
+draw.untrained_notice(corpus, settings.chunkers)
 bar = st.progress(0.0, text="Sweeping…")
 rows = cache.sweep_rows(
     corpus,

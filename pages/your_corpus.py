@@ -1,9 +1,12 @@
 """Your corpus: paste or upload a document and its questions, check them, run the lab on them."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import streamlit as st
 
 from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS
-from ui import cache, corpus_input, state, uploads
+from ui import cache, corpus_input, corpus_report, state, uploads
 from ui.corpus_input import DOC, NAME, QE
 
 settings = state.current()
@@ -11,8 +14,8 @@ settings = state.current()
 st.title("Your corpus")
 st.caption(
     "Paste or upload a markdown, plain-text or HTML document (or several, with a collection "
-    "manifest) and its questions with their evidence sentences (QE JSON). They stay in this "
-    "browser session only."
+    "manifest) and its questions with their evidence sentences (QE JSON). A corpus that loads "
+    "is kept on this server, files and manifest included, so a link can carry it."
 )
 left, right = st.columns(2)
 left.button("Fill in the bundled example", on_click=corpus_input.fill_example, type="tertiary")
@@ -76,12 +79,16 @@ st.subheader("Several documents")
 uploads.draw(lambda text: corpus_input.put(QE, text))
 
 st.button("Check and load", type="primary", on_click=corpus_input.load)
-corpus_input.draw_report()
+corpus_report.draw_report()
 
 if cache.USER_CORPUS_KEY in st.session_state:
     st.subheader("Run it")
+    corpus_input.kept_note()
     if settings.corpus != cache.USER:
-        st.info("The sidebar shows the handbook. Switch it to your corpus to see every page on it.")
+        st.info(
+            f"The sidebar shows the {settings.corpus}. Switch it to your corpus to see every "
+            "page on it."
+        )
         st.button("Use my corpus", on_click=corpus_input.use, type="primary")
     else:
         corpus_input.draw_run(cache.corpus(cache.USER), settings)

@@ -18,6 +18,22 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parent.parent
 ENTRY = str(ROOT / "streamlit_app.py")
 PAGES = ("pages/index_overview.py", "pages/recall_tables.py", "pages/sweep_charts.py")
+ALL_PAGES = (
+    *PAGES,
+    "pages/compare.py",
+    "pages/question_drilldown.py",
+    "pages/chunk_graph.py",
+    "pages/your_corpus.py",
+)
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [  # headless Chromium on a server: no sandbox, GPU or background traffic
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 TIMEOUT = 120
 
 _init = PagesManager.__init__

@@ -1,5 +1,8 @@
-"""Shared fixtures: the bundled handbook corpus and the inline real-world documents."""
+"""Shared fixtures: the bundled handbook corpus and the inline real-world documents; the app's
+corpus store and models directory in temporary folders."""
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,3 +37,31 @@ def handbook_doc(handbook):
 def real_corpora():
     """Each inline real-world document as a one-document corpus without questions."""
     return {name: build_corpus({name: text}, None) for name, text in REAL_DOCUMENTS.items()}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def app_folders(tmp_path_factory):
+    """The app's corpus store and models directory (``ui.store``, ``ui.models``) in temporary
+    folders, for the AppTest runs and the browser test's server: tests never touch the user's
+    own cache, and results never depend on what it holds."""
+    folders = {
+        "CHUNKING_LAB_STORE": tmp_path_factory.mktemp("corpus-store"),
+        "CHUNKING_LAB_MODELS": tmp_path_factory.mktemp("models"),
+    }
+    saved = {name: os.environ.get(name) for name in folders}
+    os.environ.update({name: str(folder) for name, folder in folders.items()})
+    yield folders
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture(autouse=True)
+def restore_main_module():
+    """AppTest runs the app as ``__main__`` and leaves it there; worker processes that Dask spawns
+    in a later test would then re-run the app on start. Put the real ``__main__`` back."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main

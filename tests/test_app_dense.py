@@ -5,22 +5,15 @@ reranker, and dense settings in links."""
 import json
 
 import pytest
-from app_support import open_app, tiny_cross_encoder
+from app_support import ALL_PAGES, open_app, tiny_cross_encoder
 from samples import DENSE_INSTALL, EMBEDDING_MODEL, LEXICAL_MODES, RERANKER_MODEL
 
 from lab import CHUNKERS, MODES, embed
-from ui import draw
+from ui import dense, draw, models
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
-PAGES = (
-    "pages/index_overview.py",
-    "pages/recall_tables.py",
-    "pages/sweep_charts.py",
-    "pages/question_drilldown.py",
-    "pages/chunk_graph.py",
-    "pages/your_corpus.py",
-)
+PAGES = ALL_PAGES
 DRILL = "pages/question_drilldown.py"
 DENSE_OK, DENSE_STATUS = embed.dense_status()
 needs_dense = pytest.mark.skipif(
@@ -46,10 +39,20 @@ def no_dense(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def local_reranker(tmp_path_factory):
+def models_folder(tmp_path_factory):
+    """A models directory holding one tiny cross-encoder, ``tiny-reranker``."""
     if not DENSE_OK:
         pytest.skip(f"dense retrieval unavailable: {DENSE_STATUS}")
-    return str(tiny_cross_encoder(tmp_path_factory.mktemp("reranker")))
+    folder = tmp_path_factory.mktemp("models")
+    tiny_cross_encoder(folder / "tiny-reranker")
+    return folder
+
+
+@pytest.fixture
+def local_reranker(models_folder, monkeypatch):
+    """The name of a cross-encoder in the app's models directory."""
+    monkeypatch.setenv(models.MODELS_ENV, str(models_folder))
+    return "tiny-reranker"
 
 
 # Dense on --------------------------------------------------------------------------------------
@@ -119,7 +122,8 @@ def test_a_local_cross_encoder_reranks_and_its_ranks_show(local_reranker):
         rerank_top="5",
     )
     assert not app.exception and not app.warning
-    assert settings(app).config.rerank == local_reranker
+    assert settings(app).config.rerank == local_reranker  # by its name, loaded from its folder
+    assert settings(app).rerank_source == str(models.models_dir() / local_reranker)
     assert settings(app).config.rerank_top == 5
     (table,) = rank_tables(app)
     assert "reranked rank" in table.columns
@@ -142,7 +146,7 @@ def test_a_reranker_that_cannot_be_had_is_named_and_retrieval_goes_on_without_it
 def test_the_hub_reranker_is_downloaded_only_when_asked(monkeypatch, local_reranker):
     """Offered as a button, never fetched on its own; a click fetches it, or says why not."""
     import ui.cache
-    from lab import rerank
+    import ui.models
 
     model = "no-such-org/no-such-cross-encoder"
     app = open_app("pages/recall_tables.py", dense="true", rerank="true", rerank_model=model)
@@ -152,15 +156,68 @@ def test_the_hub_reranker_is_downloaded_only_when_asked(monkeypatch, local_reran
     assert any("Download failed" in e.value for e in app.error)
     assert settings(app).config.rerank is None
 
-    def fetched(m):  # stands in for the download: the model is then loaded and cached
-        monkeypatch.setattr(ui.cache, "reranker_status", lambda name: (True, "cached"))
-        monkeypatch.setitem(rerank._RERANKERS, m, rerank.Reranker(local_reranker))
+    cached = str(models.models_dir() / local_reranker)  # stands in for the model cache's copy
+
+    def fetched(m):  # stands in for the download: the model is then in the model cache
+        monkeypatch.setattr(ui.models, "hub_folder", lambda name: cached if name == m else None)
         return None
 
     monkeypatch.setattr(ui.cache, "download_reranker", fetched)
     app.sidebar.button(key="download_reranker").click().run()
     assert not app.exception
     assert settings(app).config.rerank == model
+    assert settings(app).rerank_source == cached
+
+
+@needs_dense
+@pytest.mark.parametrize(
+    "name",
+    ["/nonexistent", "/etc", "../../etc", "~/.cache", "C:\\models", "a/b/c", "x" * 120, "a--b"],
+)
+def test_a_reranker_path_from_a_link_is_refused_before_the_disk_is_touched(monkeypatch, name):
+    import ui.cache
+    import ui.models
+
+    touched = []
+    monkeypatch.setattr(ui.cache, "reranker_problem", lambda *args: touched.append(args))
+    monkeypatch.setattr(ui.models, "hub_folder", touched.append)
+    app = open_app("pages/recall_tables.py", dense="true", rerank="true", rerank_model=name)
+    assert not app.exception
+    assert touched == []
+    assert settings(app).rerank and settings(app).config.rerank is None
+    (warning,) = app.warning
+    assert "is not a model hub id" in warning.value and "not loaded" in warning.value
+    assert app.dataframe[0].value["complete"].between(0, 1).all()
+
+
+@needs_dense
+def test_a_refusal_does_not_tell_which_server_paths_exist():
+    said = [
+        open_app(dense="true", rerank="true", rerank_model=path).warning[0].value
+        for path in ("/etc", "/no-such-folder-here")
+    ]
+    assert said[0].replace("/etc", "/no\\-such\\-folder\\-here") == said[1]
+
+
+@needs_dense
+def test_a_hub_id_is_never_loaded_from_the_servers_working_directory(monkeypatch):
+    import ui.cache
+
+    loaded = []
+    monkeypatch.setattr(ui.cache, "reranker_problem", lambda *args: loaded.append(args))
+    app = open_app(dense="true", rerank="true", rerank_model="tests")  # ./tests exists
+    assert loaded == []
+    assert settings(app).config.rerank is None
+    assert "not in this server's model cache" in app.warning[0].value
+    assert [b.key for b in app.sidebar.button if b.key == "download_reranker"]
+
+
+@needs_dense
+def test_rerank_top_beyond_its_range_is_clamped():
+    app = open_app(dense="true", rerank="true", rerank_top="inf")
+    assert not app.exception
+    assert settings(app).rerank_top == 200
+    assert any("Clamped **rerank_top=inf**" in w.value for w in app.warning)
 
 
 @needs_dense
@@ -228,12 +285,23 @@ def test_garbage_dense_value_falls_back_with_a_notice():
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_without_the_dense_packages_every_page_works_and_shows_the_install_hint(no_dense, page):
+def test_without_the_dense_packages_every_page_works_and_says_so_in_one_line(no_dense, page):
     app = open_app(page)
     assert not app.exception
     assert app.toggle(key="dense").disabled
-    assert DENSE_INSTALL in [c.value for c in app.sidebar.code]
+    assert [b.label for b in app.sidebar.button] == ["Not installed here: how to enable it"]
+    assert all(DENSE_INSTALL not in c.value for c in app.sidebar.code)  # no install line
+    assert not any("Unavailable here" in c.value for c in app.sidebar.caption)
     assert settings(app).config.dense is None
+    keys = [getattr(e, "key", None) for e in app.sidebar]
+    assert keys.index("question") < keys.index("chunker")  # the question sits with its split
+
+
+def test_how_to_enable_dense_retrieval_is_the_readmes_section():
+    section = dense.readme_section()
+    assert f"```bash\n{DENSE_INSTALL}\n```" in section
+    assert "CHUNKING_LAB_MODELS" in section and "Community Cloud" in section
+    assert "## Deploying" not in section  # the next section is left out
 
 
 def test_a_dense_link_without_the_dense_packages_says_what_enables_it(no_dense):

@@ -2,6 +2,7 @@
 and the views behind them checked against the engine."""
 
 import json
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -136,6 +137,28 @@ def test_corpus_page_offers_paste_and_bounded_uploads():
     assert [t.key for t in at.text_area] == ["yc_document__widget", "yc_qe__widget"]
     assert [u.proto.max_upload_size_mb for u in at.file_uploader] == [20, 20, 20]
     assert "yc_report" not in at.session_state
+
+
+def test_the_graphs_edge_types_are_in_the_link():
+    at = app_on(GRAPH, graph_edges=["lexical", "xref"])
+    pills = at.button_group(key="graph_edges")
+    assert pills.value == ["lexical", "xref"]
+    assert "graph_edges=lexical&graph_edges=xref" in at.sidebar.code[-1].value
+    pills.set_value(["adjacency"]).run()
+    assert "graph_edges=adjacency" in at.sidebar.code[-1].value
+    edges = next(t for t in chart_tables(at) if "x2" in t.columns)
+    assert set(edges["type"]) == {"adjacency"}
+    pills.set_value([]).run()
+    assert not at.exception
+    assert at.sidebar.code[-1].value.endswith("graph_edges=")
+
+
+def test_an_empty_or_unknown_edge_type_in_the_link():
+    assert not app_on(GRAPH, graph_edges="").warning  # nothing chosen is a valid view
+    at = app_on(GRAPH, graph_edges=["nope", "xref"])
+    assert at.button_group(key="graph_edges").value == ["xref"]
+    (notice,) = at.warning
+    assert "graph_edges=nope" in notice.value
 
 
 # Drill-down ------------------------------------------------------------------------------------
@@ -281,7 +304,7 @@ def test_large_graph_shows_the_questions_neighbourhood(handbook):
 def test_graph_page_drops_reference_edges_when_references_are_off():
     at = app_on(GRAPH)
     assert int(metric(at, "xref edges")) > 0
-    at.toggle(key="resolve_refs").set_value(False).run()
+    at.radio(key="refs").set_value("off").run()
     assert not at.exception
     assert metric(at, "xref edges") == "0"
     edges = next(t for t in chart_tables(at) if "x2" in t.columns)
@@ -329,14 +352,98 @@ def test_valid_corpus_loads_and_every_page_runs_on_it():
     assert any("May I swim" in m.value for m in at.markdown)
 
 
-def test_broken_json_is_reported_and_the_text_kept():
-    broken = '{"questions": [{"id": "h1", "question": "x"'
-    at = type_corpus(app_on(CORPUS), DOCUMENT, broken)
-    rows = report(at).rows
-    assert rows["status"].tolist() == ["rejected"]
-    assert "not valid JSON" in rows["why"][0]
+@pytest.mark.parametrize(
+    "broken",
+    [
+        '{"questions": [{"id": "h1", "question": "x"',
+        '{"questions": {"h1": "not a list"}}',
+        "   ",  # blank: no questions, which is allowed
+    ],
+)
+def test_unreadable_qe_json_keeps_the_loaded_corpus_and_says_why(broken):
+    at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
+    at = type_corpus(at, DOCUMENT, broken)
+    if not broken.strip():
+        assert report(at).refused is None and report(at).accepted == 0
+        return
+    assert "not valid JSON" in report(at).refused or "list of questions" in report(at).refused
+    assert any("Nothing was loaded" in e.value and "still in use" in e.value for e in at.error)
     assert at.text_area(key="yc_qe__widget").value == broken
-    assert any("No questions were accepted" in i.value for i in at.info)
+    assert len(at.session_state["user_corpus"].questions) == 2  # the corpus loaded before
+    assert at.session_state["settings"].corpus == "your corpus"
+
+
+def test_qe_json_nested_too_deep_still_loads_its_questions():
+    deep = json.dumps([{**QUESTIONS[0], "notes": "[" * 40 + "]" * 40}]).replace('"[[', "[[")
+    deep = deep.replace(']]"', "]]")
+    at = type_corpus(app_on(CORPUS), DOCUMENT, deep)
+    assert report(at).refused is None
+    assert report(at).accepted == 1
+    assert at.session_state["settings"].corpus == "your corpus"
+
+
+def test_unreadable_qe_json_on_a_first_load_leaves_the_handbook():
+    at = type_corpus(app_on(CORPUS), DOCUMENT, "[{")
+    assert "not valid JSON" in report(at).refused
+    assert "user_corpus" not in at.session_state
+    assert at.selectbox(key="corpus").value == "handbook"
+
+
+# A corpus in a link ------------------------------------------------------------------------------
+
+
+def test_a_loaded_corpus_is_kept_and_its_link_reopens_it():
+    at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
+    digest = at.session_state["settings"].corpus_id
+    assert re.fullmatch("[0-9a-f]{32}", digest)
+    assert at.query_params["corpus_id"] == digest
+    link = at.sidebar.code[-1].value
+    assert f"corpus_id={digest}" in link and "corpus=your+corpus" in link
+    assert any("Kept on this server" in c.value for c in at.caption)
+
+    fresh = app_on(DRILL, corpus="your corpus", corpus_id=digest)  # a refresh, or a colleague
+    # nothing about the link; the one warning is that this corpus has no train questions
+    (notice,) = fresh.warning
+    assert "untrained" in notice.value and "no longer kept" not in notice.value
+    assert fresh.session_state["settings"].corpus == "your corpus"
+    assert fresh.session_state["settings"].question == "h1"
+    assert any("May I swim" in m.value for m in fresh.markdown)
+    fresh.switch_page(CORPUS).run()
+    assert fresh.text_area(key="yc_document__widget").value == DOCUMENT
+    assert fresh.text_area(key="yc_qe__widget").value == json.dumps(QUESTIONS)
+    assert fresh.text_input(key="yc_name__widget").value == "harbour"
+    assert report(fresh).accepted == 2
+
+
+def test_a_link_to_a_corpus_the_server_no_longer_keeps_says_so(app_folders):
+    at = type_corpus(app_on(CORPUS), DOCUMENT.replace("ten", "eleven"), json.dumps([]))
+    digest = at.session_state["settings"].corpus_id
+    (app_folders["CHUNKING_LAB_STORE"] / f"{digest}.json").unlink()  # evicted meanwhile
+    fresh = app_on(DRILL, corpus="your corpus", corpus_id=digest)
+    (notice,) = fresh.warning
+    assert "no longer kept on this server" in notice.value
+    assert f"corpus_id {digest[:8]}…" in notice.value
+    assert fresh.session_state["settings"].corpus == "handbook"
+    assert "corpus_id" not in fresh.query_params
+
+
+@pytest.mark.parametrize("digest", ["../../etc/passwd", "/etc/passwd", "0" * 64, "abc"])
+def test_a_corpus_id_that_is_no_digest_is_ignored(digest):
+    at = app_on(CORPUS, corpus="your corpus", corpus_id=digest)
+    (notice,) = at.warning
+    assert notice.value.startswith("Ignored **corpus_id=")
+    assert at.session_state["settings"].corpus == "handbook"
+
+
+def test_a_corpus_the_store_cannot_keep_still_loads_and_says_why(monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("CHUNKING_LAB_STORE", str(blocker))
+    at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
+    assert at.session_state["settings"].corpus == "your corpus"
+    assert at.session_state["settings"].corpus_id is None
+    assert any("not kept on the server" in w.value for w in at.warning)
+    assert "corpus_id" not in at.sidebar.code[-1].value
 
 
 def test_missing_evidence_rejects_that_question_and_the_rest_run():
@@ -391,8 +498,18 @@ def test_uploads_fill_the_inputs_and_bad_files_are_refused():
     at.file_uploader(key="yc_qe_file").upload("qe.json", b"\x80\x81bad\xff", "application/json")
     at.run()
     assert not at.exception
-    assert any("not replaced" in e.value for e in at.error)
+    assert any("not replaced" in e.value and "not UTF" in e.value for e in at.error)
     assert at.text_area(key="yc_qe__widget").value == ""
+
+
+def test_a_utf16_upload_is_read_as_text():
+    at = app_on(CORPUS)
+    at.file_uploader(key="yc_document_file").upload(
+        "rules.md", DOCUMENT.encode("utf-16"), "text/markdown"
+    )
+    at.run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="yc_document__widget").value == DOCUMENT
 
 
 def test_user_text_reaches_the_page_escaped():
@@ -413,6 +530,32 @@ def test_user_text_reaches_the_page_escaped():
     assert bodies and all("<img" not in body for body in bodies)
     assert any("&lt;img src=x onerror=alert(1)&gt;" in body for body in bodies)
     assert not any("<b>tie</b>" in m.value for m in at.markdown)
+
+
+def test_addresses_in_user_text_stay_text_everywhere():
+    from test_app_pages import GFM_EMAIL, GFM_URL
+
+    text = DOCUMENT.replace(
+        "It runs from the crane to the lighthouse.",
+        "Questions go to harbour.master@example.org or https://www.example.org/quay.",
+    )
+    questions = [
+        {
+            "id": "www.example.com",
+            "question": "Whom do I ask, harbour.master@example.org or www.example.org?",
+            "evidence": [
+                "Questions go to harbour.master@example.org or https://www.example.org/quay."
+            ],
+        }
+    ]
+    at = type_corpus(app_on(CORPUS), text, json.dumps(questions), name="see www.example.net")
+    for page in ("pages/index_overview.py", DRILL, GRAPH):
+        at.switch_page(page).run()
+        shown = [e.value for e in (*at.markdown, *at.caption, *at.sidebar.caption)]
+        assert any("harbour" in v for v in shown), page
+        for value in shown:
+            plain = re.sub(r"\\(.)", r"\1", value)
+            assert not GFM_URL.search(plain) and not GFM_EMAIL.search(plain), (page, value)
 
 
 def test_forgetting_the_corpus_returns_to_the_handbook_and_keeps_the_text():

@@ -3,11 +3,12 @@
 import re
 
 import pytest
-from app_support import ENTRY, TIMEOUT, open_app
+from app_support import ALL_PAGES, ENTRY, TIMEOUT, open_app
 from samples import SPEC_CHUNKERS
 from streamlit.testing.v1 import AppTest
 
 from lab import build_corpus
+from ui import links
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import Settings, chunker_options, url_notices
 
@@ -39,7 +40,7 @@ def test_link_reproduces_the_view():
         "mode": "graph",
         "split": "all",
         "headers": "true",
-        "resolve_refs": "false",
+        "refs": "index-only",
         "question": "q07",
     }
     app = open_app("pages/recall_tables.py", **query)
@@ -51,7 +52,7 @@ def test_link_reproduces_the_view():
         budget=80,
         split="all",
         headers=True,
-        resolve_refs=False,
+        refs="index-only",
         question="q07",
     )
     link = share_link(app)
@@ -63,7 +64,7 @@ def test_link_reproduces_the_view():
         "mode=graph",
         "split=all",
         "headers=true",
-        "resolve_refs=false",
+        "refs=index-only",
         "question=q07",
     ):
         assert part in link
@@ -85,15 +86,13 @@ def test_settings_survive_a_page_switch():
     ("key", "value", "expected"),
     [
         ("size", "abc", 450),
-        ("size", "99999999999999999999", 450),
         ("size", "450.0x", 450),
-        ("budget", "5000", 120),
         ("budget", "nan", 120),
         ("chunker", "nope", SPEC_CHUNKERS),
         ("mode", "vector", ("flat", "graph")),
         ("split", "dev", "test"),
         ("headers", "maybe", False),
-        ("resolve_refs", "", True),
+        ("refs", "sometimes", "delivered"),
         ("question", "q99", "q04"),
         ("corpus", "your corpus", "handbook"),
     ],
@@ -222,3 +221,257 @@ def test_a_page_with_no_questions_in_the_split_still_shows_the_share_link(page):
     assert not app.exception
     assert any("no train questions" in i.value for i in app.info)
     assert "split=train" in share_link(app)
+
+
+@pytest.mark.parametrize(("old", "refs"), [("false", "off"), ("true", "delivered")])
+def test_an_old_link_with_resolve_refs_opens_with_the_matching_placement(old, refs):
+    app = open_app("pages/recall_tables.py", resolve_refs=old, size="600")
+    assert not app.exception and not app.warning
+    assert settings(app).refs == refs and settings(app).size == 600
+    assert app.sidebar.radio(key="refs").value == refs
+    link = share_link(app)
+    assert "resolve_refs" not in link
+    assert ("refs=off" in link) is (refs == "off")
+
+
+def test_an_old_link_with_a_bad_resolve_refs_value_falls_back_with_a_notice():
+    app = open_app(resolve_refs="maybe")
+    assert not app.exception
+    assert settings(app).refs == "delivered"
+    (notice,) = app.warning
+    assert "resolve\\_refs=maybe" in notice.value or "resolve_refs=maybe" in notice.value
+    assert "refs" in notice.value
+
+
+def test_every_page_says_where_references_go():
+    app = open_app(refs="index-only")
+    pages = {
+        "pages/index_overview.py": "references index-only",
+        "pages/recall_tables.py": "references index-only",
+        "pages/sweep_charts.py": "references index-only",
+        "pages/question_drilldown.py": "references index-only",
+    }
+    for page, phrase in pages.items():
+        app.switch_page(page).run()
+        assert not app.exception, page
+        assert any(phrase in c.value for c in app.caption), page
+    app.switch_page("pages/chunk_graph.py").run()
+    assert any("References index-only" in c.value for c in app.caption)
+
+
+def test_untrained_qes_chunkers_get_a_notice_and_marked_rows():
+    corpus = build_corpus(
+        {"notes": "# Notes\n\n## 1 Rules\n\n### 1.1 Cats\n\nCats may sleep on the sofa.\n"},
+        [
+            {
+                "id": "c1",
+                "question": "Where may cats sleep?",
+                "evidence": ["Cats may sleep on the sofa."],
+            }
+        ],
+    )
+    app = open_app("pages/recall_tables.py")
+    app.session_state[USER_CORPUS_KEY] = corpus
+    app.run()
+    app.selectbox(key="corpus").select(USER).run()
+    assert not app.exception
+    (notice,) = [w.value for w in app.warning]
+    assert "qes-dp and qes-greedy" in notice and "untrained" in notice
+    table = app.dataframe[0].value
+    marked = table[table["note"] != ""]["configuration"].tolist()
+    assert marked == ["qes-dp · flat", "qes-dp · graph", "qes-greedy · flat", "qes-greedy · graph"]
+    app.switch_page("pages/index_overview.py").run()
+    labels = app.dataframe[0].value.set_index("chunker")["label"]
+    assert labels["qes-dp"].endswith("(untrained: no train questions)")
+    assert "untrained" not in labels["structure"]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("size", "inf", 4000),
+        ("size", "1e309", 4000),
+        pytest.param("size", "9" * 10_000, 4000, id="size-10000-nines"),
+        ("size", "99999999999999999999", 4000),
+        ("size", "-inf", 100),
+        ("size", "20", 100),
+        ("budget", "inf", 1000),
+        ("budget", "5000", 1000),
+    ],
+)
+def test_a_number_beyond_its_range_is_clamped_before_the_widget(key, value, expected):
+    app = open_app(**{key: value})
+    assert not app.exception
+    assert getattr(settings(app), key) == expected
+    (notice,) = app.warning
+    assert notice.value.startswith(f"Clamped **{key}=")
+    assert f"to **{expected}**" in notice.value
+    assert len(notice.value) < 300  # ten thousand nines are cut short
+
+
+def test_a_fraction_is_rounded_to_a_whole_number():
+    app = open_app(size="450.4", budget="60.0")
+    assert (settings(app).size, settings(app).budget) == (450, 60)
+    (notice,) = app.warning
+    assert "Rounded **size=450\\.4** from the link to **450**" in notice.value
+
+
+@pytest.mark.parametrize(
+    ("key", "values", "field", "expected"),
+    [
+        ("size", ["300", "600"], "size", 600),
+        ("budget", ["60", "80"], "budget", 80),
+        ("split", ["train", "all"], "split", "all"),
+        ("headers", ["false", "true"], "headers", True),
+        ("question", ["q04", "q07"], "question", "q07"),
+    ],
+)
+def test_a_setting_given_twice_takes_the_last_value(key, values, field, expected):
+    app = open_app(**{key: values})
+    assert not app.exception
+    assert getattr(settings(app), field) == expected
+    (notice,) = app.warning
+    assert f"The link gives **{key}** 2 times" in notice.value
+    assert f"the last one counts: **{expected if key != 'headers' else 'true'}**" in notice.value
+
+
+def test_a_list_setting_keeps_each_value_once_in_order():
+    app = open_app(chunker=["structure", "fixed", "structure"], mode=["graph", "graph"])
+    assert not app.exception and not app.warning
+    assert settings(app).chunkers == ("fixed", "structure")  # shown in registry order
+    assert settings(app).modes == ("graph",)
+
+
+def test_cleaning_follows_one_rule_for_every_parameter():
+    url = {
+        "size": ["300", "inf"],
+        "b_budget": ["80", "60"],
+        "chunker": ["fixed", "sentence", "fixed"],
+        "heat": ["partial", "complete"],
+        "budget": ["abc"],
+    }
+    cleaned, fixes = links.clean(url, {"size": (100, 4000), "budget": (10, 1000)}, {"chunker"})
+    assert cleaned == {
+        "size": ["4000"],
+        "b_budget": ["60"],
+        "chunker": ["fixed", "sentence"],
+        "heat": ["complete"],
+    }
+    assert [(f.key, f.why, f.used) for f in fixes] == [
+        ("size", "repeated", "inf"),
+        ("size", "clamped", "4000"),
+        ("b_budget", "repeated", "60"),
+        ("heat", "repeated", "complete"),
+        ("budget", "not a number", None),
+    ]
+
+
+def test_the_question_picker_lists_each_question_by_id_and_text():
+    app = open_app()
+    options = app.selectbox(key="question").options
+    assert options[:2] == [
+        "q04 · What is the largest group allowed on a tour, and can a…",
+        "q07 · Is flash photography allowed on the dome floor?",
+    ]
+    app.selectbox(key="question").select("q07").run()
+    assert settings(app).question == "q07"
+    assert app.query_params["question"] == "q07"  # the id goes to the URL, not the label
+    assert share_link(app).endswith("?question=q07")
+
+
+def test_a_question_the_browser_goes_back_to_is_shown():
+    app = open_app(question="q07")
+    app.selectbox(key="question").select("q08").run()
+    app.query_params["question"] = "q07"  # back: the URL holds the earlier question
+    app.run()
+    assert settings(app).question == "q07"
+
+
+@pytest.mark.parametrize(
+    ("address", "base_path", "page", "expected"),
+    [
+        ("http://127.0.0.1:8501/no_such_page?size=600", "", "", "http://127.0.0.1:8501/"),
+        (
+            "https://lab.example.org/recall_tables",
+            "",
+            "sweep_charts",
+            "https://lab.example.org/sweep_charts",
+        ),
+        ("http://host/lab/nope", "/lab/", "chunk_graph", "http://host/lab/chunk_graph"),
+        (None, "", "recall_tables", "/recall_tables"),
+    ],
+)
+def test_the_share_link_names_the_page_shown_not_the_address_typed(
+    address, base_path, page, expected
+):
+    assert links.page_url(address, base_path, page) == expected
+
+
+# A broken install: the bundled handbook's files missing or empty --------------------------------
+
+NOTES = "# Notes\n\n## 1 Rules\n\n### 1.1 Cats\n\nCats may sleep on the sofa.\n"
+NOTES_QE = (
+    '[{"id": "c1", "question": "Where may cats sleep?", '
+    '"evidence": ["Cats may sleep on the sofa."]}]'
+)
+
+
+@pytest.fixture
+def data_folder(tmp_path, monkeypatch):
+    """The bundled data copied to a folder the test may break, and the app pointed at it."""
+    import ui.cache
+
+    for name in ("handbook.md", "handbook_qe.json"):
+        (tmp_path / name).write_bytes((ui.cache.DATA / name).read_bytes())
+    monkeypatch.setattr(ui.cache, "DATA", tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty"])
+def test_without_the_handbook_every_page_says_so_and_your_corpus_still_works(data_folder, damage):
+    document = data_folder / "handbook.md"
+    document.unlink() if damage == "missing" else document.write_text("")
+    said = "is missing" if damage == "missing" else "cannot be used\\: Document 'handbook' is empty"
+    for page in ALL_PAGES:
+        app = open_app(page)
+        assert not app.exception, page
+        assert any(f"handbook\\.md {said}" in e.value for e in app.error), page
+        if page != "pages/your_corpus.py":
+            assert any("needs a corpus" in i.value for i in app.info), page
+    app.text_area(key="yc_document__widget").set_value(NOTES)
+    app.text_area(key="yc_qe__widget").set_value(NOTES_QE)
+    app.run().button[-1].click()  # "Check and load"
+    app.run()
+    assert settings(app).corpus == USER
+    for page in ALL_PAGES:
+        app.switch_page(page).run()
+        assert not app.exception, page
+        assert not any("needs a corpus" in i.value for i in app.info), page
+    assert settings(app).question == "c1"
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "handbook\\_qe\\.json is missing, so the handbook has no questions"),
+        ("", "The QE JSON is empty"),
+        ("{", "not valid JSON"),
+    ],
+)
+def test_without_the_handbooks_questions_the_pages_run_without_them(data_folder, content, said):
+    questions = data_folder / "handbook_qe.json"
+    questions.unlink() if content is None else questions.write_text(content)
+    for page in ALL_PAGES:
+        app = open_app(page)
+        assert not app.exception, page
+        assert any(said in w.value for w in app.warning), page
+    assert settings(app).question is None
+
+
+def test_the_bundled_example_button_says_when_its_files_are_missing(data_folder):
+    (data_folder / "handbook.md").unlink()
+    app = open_app("pages/your_corpus.py")
+    next(b for b in app.button if b.label == "Fill in the bundled example").click().run()
+    assert not app.exception
+    assert any("handbook\\.md cannot be read" in e.value for e in app.error)
+    assert app.text_area(key="yc_qe__widget").value.startswith("{")  # the questions still came

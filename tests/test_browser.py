@@ -1,8 +1,13 @@
-"""The app in a real browser: Playwright drives Debian's Chromium through every page of a running
-``streamlit run``, checks that a changed sidebar setting lands in the URL and that the URL brings
-the same view back in a fresh browser, and saves one screenshot per page: to the folder named by
-``CHUNKING_LAB_SCREENSHOTS`` (``docs/screenshots`` refreshes the README's), else a temporary one."""
+"""The app in a real browser: Playwright drives Debian's Chromium at 1440x900 through every page
+of a running ``streamlit run``, checks that a changed sidebar setting lands in the URL and that
+the URL brings the same view back in a fresh browser, reopens a pasted licence from a refresh
+and from its link, and saves one screenshot per page: to the folder named by
+``CHUNKING_LAB_SCREENSHOTS`` (``docs/screenshots`` refreshes the README's), else a temporary one.
 
+Every wait is on the app's state (a page's last element drawn by a finished run, nothing stale,
+charts rendered, the URL changed), never a fixed pause: a loaded machine only makes it slower."""
+
+import json
 import os
 import re
 import socket
@@ -14,28 +19,43 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from app_support import CHROMIUM, CHROMIUM_ARGS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(os.environ.get("CHUNKING_LAB_SCREENSHOTS") or tempfile.mkdtemp(prefix="screens-"))
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-WAIT_MS = 90_000
-PAGES = {  # url path -> (title, screenshot name or None)
-    "": ("Index overview", "index_overview"),
-    "recall_tables": ("Recall tables", "recall_tables"),
-    "sweep_charts": ("Sweep charts", "sweep_charts"),
-    "compare": ("Compare", None),  # its screenshot shows a comparison worth reading, below
-    "question_drilldown": ("Question drill-down", "question_drilldown"),
-    "chunk_graph": ("Chunk graph", "chunk_graph"),
-    "your_corpus": ("Your corpus", "your_corpus"),
+LICENSE = Path("/usr/share/common-licenses/GPL-3")
+VIEWPORT = {"width": 1440, "height": 900}
+WAIT_MS = 180_000
+PAGES = {  # url path -> (title, the page's last element, screenshot name)
+    "": ("Index overview", ".cl-map", "index_overview"),
+    "recall_tables": ("Recall tables", '[data-testid="stDownloadButton"]', "recall_tables"),
+    "sweep_charts": ("Sweep charts", '[data-testid="stDownloadButton"]', "sweep_charts"),
+    "compare": ("Compare", '[data-testid="stDownloadButton"]', None),  # screenshot: see below
+    "question_drilldown": ("Question drill-down", ".cx-chunk", "question_drilldown"),
+    "chunk_graph": ("Chunk graph", ".cx-head", "chunk_graph"),
+    "your_corpus": ("Your corpus", '[data-testid="stExpander"]', "your_corpus"),
 }
+SETTLED = """(done) => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return app !== null
+        && app.getAttribute('data-test-script-state') === 'notRunning'
+        && document.querySelector('[data-stale="true"]') === null
+        && document.querySelector(done) !== null;
+}"""
+DRAWN = """() => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
+    const drawn = charts.every(c => c.querySelector('canvas, svg') !== null);
+    const parts = document.querySelectorAll(
+        '[data-testid="stDataFrame"] canvas, [data-testid="stVegaLiteChart"] canvas, '
+        + '[data-testid="stVegaLiteChart"] svg');
+    const widths = [...parts].map(e => Math.round(e.getBoundingClientRect().width));
+    const layout = [main.scrollHeight, ...widths].join();
+    window.__steady = window.__layout === layout ? (window.__steady || 0) + 1 : 0;
+    window.__layout = layout;
+    return drawn && window.__steady >= 3;
+}"""
+LINKS_OUT = """() => [...document.querySelectorAll('a[href]')]
+    .map(a => a.href).filter(h => !h.startsWith(location.origin))"""
 
 pytestmark = [
     pytest.mark.browser,
@@ -46,6 +66,7 @@ pytestmark = [
 ]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
+expect.set_options(timeout=WAIT_MS)
 
 
 def free_port() -> int:
@@ -56,7 +77,8 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
-    """``streamlit run streamlit_app.py`` on a free port; yields its base URL."""
+    """``streamlit run streamlit_app.py`` on a free port; yields its base URL. Its corpus store
+    and models directory are the test session's temporary ones (see ``conftest.py``)."""
     port = free_port()
     command = [
         sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
@@ -79,7 +101,7 @@ def server():
 
 
 def wait_until_healthy(base: str, process: subprocess.Popen, log) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while True:
         try:
             with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
@@ -96,7 +118,7 @@ def wait_until_healthy(base: str, process: subprocess.Popen, log) -> None:
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 
@@ -104,46 +126,42 @@ def browser():
 @pytest.fixture
 def page(browser):
     """A fresh browser context (no cookies, no session), one page in it."""
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    context = browser.new_context(viewport=VIEWPORT)
     yield context.new_page()
     context.close()
 
 
-def settle(page, title: str) -> None:
-    """Wait until the page shows ``title`` and the script has finished running."""
+def settle(page, path: str) -> None:
+    """Wait until the page at ``path`` (a key of PAGES) shows its title and its last element,
+    drawn by a finished run: the script not running, nothing on the page stale."""
+    title, done, _ = PAGES[path]
     page.get_by_role("heading", name=title, level=1).wait_for(timeout=WAIT_MS)
-    idle = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
-    for _ in range(2):  # a rerun may start right after the first one ends
-        page.wait_for_timeout(400)
-        idle.wait_for(timeout=WAIT_MS)
+    page.wait_for_function(SETTLED, arg=done, timeout=WAIT_MS)
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def screenshot(page, name: str) -> None:
-    """The whole page: the main area scrolls inside the viewport, so grow the viewport to fit it
-    (charts render late, so measure until the height settles)."""
-    height = 0
-    for _ in range(5):
-        page.wait_for_timeout(1000)
-        now = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-        if now == height:
-            break
-        height = now
-        page.set_viewport_size({"width": 1440, "height": min(max(height, 1000), 3000)})
+    """The whole page: the main area scrolls inside the viewport, so grow the viewport to fit
+    it, once its charts are drawn and its layout (height, chart and table widths) has held for
+    three looks in a row."""
+    page.wait_for_function(DRAWN, timeout=WAIT_MS, polling=200)
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": min(max(height, 900), 3200)})
+    page.wait_for_function(DRAWN, timeout=WAIT_MS, polling=200)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SHOTS / f"{name}.png")
-    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.set_viewport_size(VIEWPORT)
 
 
 def load_the_example(page) -> None:
     """Fill in the bundled example, check and load it: the report appears, and the sidebar
     switches to "your corpus"."""
     page.get_by_role("button", name="Fill in the bundled example").click()
-    settle(page, "Your corpus")
+    expect(page.locator("textarea").first).to_have_value(re.compile("^# "))
+    settle(page, "your_corpus")
     page.get_by_role("button", name="Check and load").click()
-    page.get_by_role("heading", name="Validation report").wait_for(timeout=WAIT_MS)
-    settle(page, "Your corpus")
     expect(page.get_by_text("Every page now runs on")).to_be_visible()
+    settle(page, "your_corpus")
 
 
 def size_input(page):
@@ -152,31 +170,32 @@ def size_input(page):
     )
 
 
+def share_link(page) -> str:
+    return page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.inner_text()
+
+
 @pytest.mark.parametrize(
-    "path", list(PAGES), ids=[name or path for path, (_, name) in PAGES.items()]
+    "path", list(PAGES), ids=[name or path for path, (_, _, name) in PAGES.items()]
 )
 def test_page_loads_and_its_url_brings_a_changed_setting_back(server, browser, page, path):
-    title, name = PAGES[path]
     page.goto(f"{server}/{path}")
-    settle(page, title)
+    settle(page, path)
     if path == "your_corpus":
         load_the_example(page)
-    if name:
-        screenshot(page, name)
+    if PAGES[path][2]:
+        screenshot(page, PAGES[path][2])
 
     size_input(page).fill("600")
     size_input(page).press("Enter")
     page.wait_for_function("() => location.search.includes('size=600')", timeout=WAIT_MS)
-    settle(page, title)
     link = page.url
     assert re.search(rf"/{path}\?", link), link
 
-    fresh = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    fresh = browser.new_context(viewport=VIEWPORT).new_page()
     try:
         fresh.goto(link)
-        settle(fresh, title)
-        expect(size_input(fresh)).to_have_value("600", timeout=WAIT_MS)
-        settle(fresh, title)
+        settle(fresh, path)
+        expect(size_input(fresh)).to_have_value("600")
         assert "size=600" in fresh.url
     finally:
         fresh.context.close()
@@ -184,21 +203,21 @@ def test_page_loads_and_its_url_brings_a_changed_setting_back(server, browser, p
 
 def test_switching_references_off_shows_in_the_graph_and_in_the_link(server, browser, page):
     page.goto(f"{server}/chunk_graph?question=q07")
-    settle(page, "Chunk graph")
+    settle(page, "chunk_graph")
     xref = page.locator('[data-testid="stMetric"]').filter(has_text="xref edges")
     assert int(xref.locator('[data-testid="stMetricValue"]').inner_text()) > 0
 
-    page.get_by_text("Resolve cross-references").click()
-    page.wait_for_function("() => location.search.includes('resolve_refs=false')", timeout=WAIT_MS)
-    settle(page, "Chunk graph")
-    expect(xref.locator('[data-testid="stMetricValue"]')).to_have_text("0", timeout=WAIT_MS)
+    page.get_by_text("off", exact=True).click()  # the sidebar's Cross-references: off
+    page.wait_for_function("() => location.search.includes('refs=off')", timeout=WAIT_MS)
+    settle(page, "chunk_graph")
+    expect(xref.locator('[data-testid="stMetricValue"]')).to_have_text("0")
 
-    fresh = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    fresh = browser.new_context(viewport=VIEWPORT).new_page()
     try:
         fresh.goto(page.url)
-        settle(fresh, "Chunk graph")
+        settle(fresh, "chunk_graph")
         again = fresh.locator('[data-testid="stMetric"]').filter(has_text="xref edges")
-        expect(again.locator('[data-testid="stMetricValue"]')).to_have_text("0", timeout=WAIT_MS)
+        expect(again.locator('[data-testid="stMetricValue"]')).to_have_text("0")
         expect(fresh.get_by_text(re.compile(r"^q07 · "))).to_be_visible()
     finally:
         fresh.context.close()
@@ -206,14 +225,81 @@ def test_switching_references_off_shows_in_the_graph_and_in_the_link(server, bro
 
 def test_clicking_a_chunk_in_the_graph_shows_its_text(server, page):
     page.goto(f"{server}/chunk_graph?question=q07")
-    settle(page, "Chunk graph")
+    settle(page, "chunk_graph")
     shown = page.locator(".cx-head")
     expect(shown).not_to_contain_text("structure-0 ·")
     node = page.locator(
         '[role="graphics-symbol"][aria-roledescription="circle"][aria-label*="chunk: structure-0;"]'
     )
     node.click(force=True)
-    expect(shown).to_contain_text("structure-0 ·", timeout=WAIT_MS)
+    expect(shown).to_contain_text("structure-0 ·")
+
+
+def test_an_unknown_address_shares_a_link_to_the_page_shown(server, page):
+    page.goto(f"{server}/no_such_page?size=600")
+    settle(page, "")
+    expect(page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last).to_contain_text(
+        f"{server}/?size=600"
+    )
+    assert "no_such_page" not in share_link(page)
+
+
+GPL_QUESTIONS = [
+    {
+        "id": "g1",
+        "question": "Who holds the copyright on the licence text (see https://fsf.org)?",
+        "evidence": ["Copyright (C) 2007 Free Software Foundation, Inc. <https://fsf.org/>"],
+    },
+    {
+        "id": "g2",
+        "question": "May I run the unmodified program without accepting anything?",
+        "split": "train",
+        "evidence": [
+            "This License explicitly affirms your unlimited permission to run the unmodified "
+            "Program."
+        ],
+    },
+    {
+        "id": "g3",
+        "question": "Is www.gnu.org/licenses where I find a copy, or do I mail licensing@fsf.org?",
+        "evidence": ["If not, see <https://www.gnu.org/licenses/>."],
+    },
+]
+
+
+@pytest.mark.skipif(not LICENSE.exists(), reason=f"no {LICENSE} on this machine")
+def test_a_pasted_licence_survives_a_refresh_and_its_link_opens_it_elsewhere(server, browser, page):
+    page.goto(f"{server}/your_corpus")
+    settle(page, "your_corpus")
+    page.locator("input[aria-label='Name']").fill("GPL-3")
+    page.locator("textarea").nth(0).fill(LICENSE.read_text(encoding="utf-8"))
+    page.locator("textarea").nth(1).fill(json.dumps({"questions": GPL_QUESTIONS}, indent=1))
+    page.get_by_role("button", name="Check and load").click()
+    expect(page.get_by_text("Every page now runs on")).to_be_visible()
+    page.wait_for_function("() => location.search.includes('corpus_id=')", timeout=WAIT_MS)
+    settle(page, "your_corpus")
+
+    page.reload()  # a refresh is a new session: the corpus comes back from the server's store
+    settle(page, "your_corpus")
+    expect(page.get_by_text("Every page now runs on")).to_be_visible()
+    expect(page.locator("textarea").nth(0)).to_have_value(re.compile("GNU GENERAL PUBLIC LICENSE"))
+
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Question drill-down").click()
+    page.wait_for_function("() => location.pathname.endsWith('/question_drilldown')")
+    settle(page, "question_drilldown")
+    expect(page.get_by_role("heading", name=re.compile("^Who holds the copyright"))).to_be_visible()
+    assert page.evaluate(LINKS_OUT) == []  # addresses in the licence and questions stay text
+
+    fresh = browser.new_context(viewport=VIEWPORT).new_page()
+    try:
+        fresh.goto(share_link(page))  # a colleague's browser
+        settle(fresh, "question_drilldown")
+        heading = fresh.get_by_role("heading", name=re.compile("^Who holds the copyright"))
+        expect(heading).to_be_visible()
+        expect(fresh.get_by_text("Evidence the context must hold")).to_be_visible()
+        assert fresh.evaluate(LINKS_OUT) == []
+    finally:
+        fresh.context.close()
 
 
 def test_the_support_collection_opens_from_a_link_with_the_policy(server, browser, page):
@@ -243,8 +329,8 @@ def main_area(page):
 
 def test_compare_page_keeps_bs_settings_in_its_link(server, browser, page):
     page.goto(f"{server}/compare?chunker=structure&chunker=qes-greedy")
-    settle(page, "Compare")
-    expect(page.get_by_text("B fixes 2 questions and breaks none.")).to_be_visible()
+    settle(page, "compare")
+    expect(page.get_by_text("B fixes 1 question and breaks none.")).to_be_visible()
     expect(page.get_by_text("B changes: mode (flat → graph)")).to_be_visible()
     screenshot(page, "compare")
 
@@ -252,39 +338,45 @@ def test_compare_page_keeps_bs_settings_in_its_link(server, browser, page):
     b_budget.fill("200")
     b_budget.press("Enter")
     page.wait_for_function("() => location.search.includes('b_budget=200')", timeout=WAIT_MS)
-    settle(page, "Compare")
     expect(page.get_by_text("A and B differ in 2 settings (mode, budget)")).to_be_visible()
 
     size_input(page).fill("600")  # A's size: B's untouched size follows it
     size_input(page).press("Enter")
     page.wait_for_function("() => location.search.includes('size=600')", timeout=WAIT_MS)
-    settle(page, "Compare")
     b_size = main_area(page).get_by_label("Chunk size L (characters)", exact=True)
-    expect(b_size).to_have_value("600", timeout=WAIT_MS)
+    expect(b_size).to_have_value("600")
     expect(b_budget).to_have_value("200")
     assert "b_size" not in page.url
 
-    fresh = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    fresh = browser.new_context(viewport=VIEWPORT).new_page()
     try:
         fresh.goto(page.url)
-        settle(fresh, "Compare")
+        settle(fresh, "compare")
         again = main_area(fresh).get_by_label("Context budget (words)", exact=True)
-        expect(again).to_have_value("200", timeout=WAIT_MS)
+        expect(again).to_have_value("200")
         expect(fresh.get_by_text("A and B differ in 2 settings (mode, budget)")).to_be_visible()
     finally:
         fresh.context.close()
 
 
-def test_sweep_charts_are_tall_and_fit_the_page_at_1440_by_900(server, browser):
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(f"{server}/sweep_charts")
-        settle(page, "Sweep charts")
-        chart = page.locator('[data-testid="stVegaLiteChart"]').first
-        expect(chart).to_be_visible(timeout=WAIT_MS)
-        box, main = chart.bounding_box(), main_area(page).bounding_box()
-        assert box["height"] >= 450, box  # two rows of chunker panels, 210 px each
-        assert box["x"] + box["width"] <= main["x"] + main["width"], (box, main)
-    finally:
-        context.close()
+def test_compare_page_keeps_bs_reference_placement_in_its_link(server, page):
+    page.goto(f"{server}/compare?chunker=structure&a_mode=graph&b_mode=graph")
+    expect(page.get_by_text("B is the same as A")).to_be_visible()  # the page stops there
+    page.wait_for_function(SETTLED, arg='[data-testid="stMain"]', timeout=WAIT_MS)
+    b_refs = main_area(page).get_by_role("combobox", name="Cross-references")  # not A's radio
+    b_refs.click()
+    page.get_by_role("option", name="off", exact=True).click()
+    page.wait_for_function("() => location.search.includes('b_refs=off')", timeout=WAIT_MS)
+    settle(page, "compare")
+    expect(page.get_by_text("B changes: refs (delivered → off)")).to_be_visible()
+    expect(page.get_by_text("B fixes 0 questions and breaks 3.")).to_be_visible()
+
+
+def test_sweep_charts_are_tall_and_fit_the_page_at_1440_by_900(server, page):
+    page.goto(f"{server}/sweep_charts")
+    settle(page, "sweep_charts")
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    expect(chart).to_be_visible()
+    box, main = chart.bounding_box(), main_area(page).bounding_box()
+    assert box["height"] >= 450, box  # two rows of chunker panels, 210 px each
+    assert box["x"] + box["width"] <= main["x"] + main["width"], (box, main)

@@ -1,5 +1,6 @@
 """Hand-checked chunker cases, plus the exact chunkers against brute force and plain greedy."""
 
+from fractions import Fraction
 from itertools import combinations
 
 import pytest
@@ -9,6 +10,7 @@ from samples import REAL_DOCUMENTS, SPEC_CHUNKERS, corpora
 
 from lab import build_corpus, build_index, parse_document
 from lab.chunkers import Training, chunk_document
+from lab.chunkers.base import fit_units, split_long
 from lab.chunkers.qes_dp import segment
 from lab.chunkers.qes_greedy import Coverage, greedy_lazy, select_windows
 from lab.index import training_for
@@ -101,11 +103,50 @@ def test_sentence_overlap_is_dropped_when_the_next_sentence_would_not_fit_after_
     assert bodies(text, "sentence", 50, overlap=25) == [(0, 41), (42, 91)]
 
 
-def test_sentence_longer_than_the_size_is_a_chunk_alone():
+def test_sentence_longer_than_the_size_is_split_between_words():
     long = "This sentence is much longer than the chunk size allows it to be."
     text = f"Short one here. {long} Short two here."
     windows = bodies(text, "sentence", 40, overlap=20)
-    assert [text[s:e] for s, e in windows] == ["Short one here.", long, "Short two here."]
+    # 66 characters make two pieces of about 33: the word gap nearest 33 is after "than".
+    assert [text[s:e] for s, e in windows] == [
+        "Short one here.",
+        "This sentence is much longer than",
+        "the chunk size allows it to be.",
+        "Short two here.",
+    ]
+
+
+def test_a_long_sentence_is_cut_after_clause_punctuation_before_any_word_gap():
+    text = (
+        "Visitors who arrive after the gate has closed, or who miss the last tour, "
+        "must phone the control room."
+    )
+    # 102 characters, L = 60: two pieces, aiming at 51. The comma after "closed" (46) is in the
+    # second half of the window, so it wins over the word gap nearest 51.
+    assert split_long(text, 0, len(text), 60) == [46, 102]
+    # the first piece packs with the short sentence before it (6 + 1 + 46 = 53 <= 60)
+    assert bodies(f"Short. {text}", "sentence", 60) == [(0, 7 + 46), (7 + 47, 7 + 102)]
+
+
+def test_a_long_code_block_is_cut_at_a_line_break():
+    code = "a, b = 1, 2\nc, d = 3, 4\ne = a + b + c + d"
+    # 41 characters, L = 30, aiming at 20.5: prose would cut after "3," (21); code keeps lines
+    # whole and cuts at the line break after "4" (23).
+    assert split_long(code, 0, len(code), 30, "code") == [23, 41]
+    assert split_long(code, 0, len(code), 30) == [21, 41]
+
+
+def test_a_word_longer_than_L_is_cut_every_L_characters():
+    assert split_long("x" * 25, 0, 25, 10) == [10, 20, 25]
+
+
+def test_pieces_of_a_long_sentence_keep_training_evidence_on_the_right_pieces():
+    text = "Short one here. " + "Word " * 20 + "end. Short two here."
+    doc = parse_document(text)
+    fit = fit_units(doc, 40)
+    assert fit.first_piece[:2] == (0, 1) and fit.first_piece[2] - fit.first_piece[1] == 3
+    moved = Training((((1, 1),), ((0, 0), (2, 2)))).renumbered(fit.first_piece)
+    assert moved.questions == (((1, 3),), ((0, 0), (4, 4)))
 
 
 # --- structure --------------------------------------------------------------------------------
@@ -419,6 +460,60 @@ def test_invalid_parameters_name_the_allowed_values(handbook):
 # --- oracles ----------------------------------------------------------------------------------
 
 
+def test_qes_dp_breaks_ties_by_the_later_cut():
+    # FOUR at L = 62 without training: every two-chunk segmentation scores -2 mu; the rule keeps
+    # the one whose last chunk starts latest.
+    runs, value = segment(parse_document(FOUR), 62, Training())
+    assert runs == [(0, 3), (3, 4)] and value == -0.1
+
+
+def exact_rule_segmentation(doc, size, training, mu=Fraction(1, 20)):
+    """An independent exact oracle: best prefix values in Fractions, then, from the end, the
+    latest start whose chunk completes an optimal prefix."""
+    n, units = len(doc.units), doc.units
+    items = [*training.spans, *training.groups]
+
+    def fits(j, i):
+        return i - j == 1 or units[i - 1].end - units[j].start <= size
+
+    def u(j, i):
+        return sum(j <= f and last < i for f, last in items) - mu
+
+    best = [Fraction(0)]
+    for i in range(1, n + 1):
+        best.append(max(best[j] + u(j, i) for j in range(i) if fits(j, i)))
+    runs, i = [], n
+    while i > 0:
+        j = max(j for j in range(i) if fits(j, i) and best[j] + u(j, i) == best[i])
+        runs.append((j, i))
+        i = j
+    return runs[::-1], best[n]
+
+
+def test_qes_dp_ties_are_not_broken_by_float_rounding():
+    # Thirteen short units, one training span (unit 4), L = 40: several four-chunk segmentations
+    # keep the span and score 1 - 4 mu = 0.8. Summed in floats, one of them came to
+    # 0.7999999999999999 and rounding, not the rule, chose.
+    lengths = [8, 4, 12, 8, 7, 12, 7, 2, 2, 3, 4, 3, 4]
+    doc = parse_document(" ".join("W" + "x" * k + "." for k in lengths))
+    training = Training((((4, 4),),))
+    runs, value = segment(doc, 40, training)
+    assert value == 0.8
+    assert runs == [(0, 3), (3, 6), (6, 12), (12, 13)]
+    assert (runs, Fraction(4, 5)) == exact_rule_segmentation(doc, 40, training)
+
+
+def test_qes_dp_objective_is_exact_on_the_handbook(handbook, handbook_doc):
+    # At L = 450 several segmentations score 24.15; summed in floats the best came to
+    # 24.149999999999995 and rounding picked a different one than the stated rule.
+    training = training_for(handbook, 0)
+    runs, value = segment(handbook_doc, 450, training)
+    expected_runs, expected = exact_rule_segmentation(handbook_doc, 450, training)
+    assert expected == Fraction("24.15")
+    assert value == 24.15
+    assert runs == expected_runs
+
+
 def objective(doc, runs, training, mu=MU):
     """SPEC 4.4's sum of u(j, i): distinct evidence spans inside each chunk, plus multi-evidence
     questions whose whole evidence is inside it, minus mu per chunk."""
@@ -467,6 +562,9 @@ def test_qes_dp_matches_brute_force_on_small_inputs(problem):
     runs, value = segment(doc, size, training)
     assert value == pytest.approx(brute_force(doc, size, training))
     assert value == pytest.approx(objective(doc, runs, training))
+    assert (runs, Fraction(value).limit_denominator(20)) == exact_rule_segmentation(
+        doc, size, training
+    )
     assert [j for j, _ in runs[1:]] == [i for _, i in runs[:-1]]
     assert runs[0][0] == 0 and runs[-1][1] == len(doc.units)
 

@@ -116,7 +116,7 @@ def test_options_reach_the_config(capsys):
     data = run_json(capsys, "--chunker", "sentence", "--size", "300", "--budget", "90", "--headers")
     config = data["config"]
     assert (config["size"], config["budget"], config["headers"]) == (300, 90, True)
-    assert config["resolve_refs"] is True
+    assert config["refs"] == "delivered"
 
 
 def test_no_refs_drops_reference_text_from_structure_chunks(capsys):
@@ -134,7 +134,66 @@ def test_no_refs_drops_reference_text_from_structure_chunks(capsys):
     assert max(sources(without)) == 1
     ratio = [d["runs"][0]["index"]["index_ratio"] for d in (with_refs, without)]
     assert ratio[1] < ratio[0]
-    assert without["config"]["resolve_refs"] is False
+    assert without["config"]["refs"] == "off"
+    again = run_json(
+        capsys, "--chunker", "structure", "--split", "all", "--budget", "400", "--refs", "off"
+    )
+    assert again == without
+
+
+def test_index_only_references_help_retrieval_but_are_neither_delivered_nor_charged(capsys):
+    args = ("--chunker", "structure", "--split", "all", "--budget", "400", "--format", "json")
+    runs = {
+        refs: run_json(capsys, *args, "--refs", refs)["runs"][0]
+        for refs in ("delivered", "index-only", "off")
+    }
+    most_sources = {
+        refs: max(len(p["source"]) for q in run["questions"] for p in q["context"])
+        for refs, run in runs.items()
+    }
+    assert most_sources["delivered"] > 1  # a picked chunk carries a cited provision's text
+    assert most_sources["index-only"] == most_sources["off"] == 1
+    # the delivered text (and so the words charged) of index-only chunks is that of "off"
+    assert (
+        runs["index-only"]["index"]["max_delivered_chars"]
+        == (runs["off"]["index"]["max_delivered_chars"])
+    )
+    assert (
+        runs["delivered"]["index"]["max_delivered_chars"]
+        > (runs["off"]["index"]["max_delivered_chars"])
+    )
+    # ...while retrieval differs: the cited text is matched
+    ranks = {
+        refs: [e["rank"] for q in run["questions"] for e in q["evidence"]]
+        for refs, run in runs.items()
+    }
+    assert ranks["index-only"] != ranks["off"]
+
+
+def test_table_says_where_references_go(capsys):
+    code, out, _ = run_cli(capsys, "run", "--chunker", "structure", "--refs", "index-only")
+    assert code == 0
+    assert "references index-only" in out.splitlines()[0]
+
+
+def test_unknown_reference_placement_names_the_choices(capsys):
+    code, _, err = run_cli(capsys, "run", "--refs", "sometimes")
+    assert code == 2
+    assert "invalid choice: 'sometimes'" in err and "index-only" in err
+
+
+def test_untrained_qes_chunkers_are_warned_about_and_marked(capsys, tmp_path):
+    tested = [{**q, "split": "test"} for q in HANDBOOK_QUESTIONS]
+    qe = write(tmp_path, "qe.json", json.dumps(tested))
+    code, out, err = run_cli(capsys, "run", "--qe", qe)
+    assert code == 0
+    (warning,) = [line for line in err.splitlines() if "untrained" in line]
+    assert warning.startswith("warning: qes-dp and qes-greedy have no train questions")
+    rows = [line.split()[:2] for line in out.splitlines()]
+    assert ["qes-dp", "(untrained)"] in rows and ["qes-greedy", "(untrained)"] in rows
+    assert ["structure", "flat"] in rows  # unsupervised chunkers are not marked
+    code, out, err = run_cli(capsys, "run", "--chunker", "qes-dp")  # the handbook has train
+    assert "untrained" not in err + out
 
 
 def test_output_writes_the_file_instead_of_stdout(capsys, tmp_path):
@@ -181,8 +240,11 @@ def test_sweep_table_pivots_budgets_and_sizes(capsys):
 def test_sweep_progress_goes_to_stderr_when_asked(capsys):
     code, out, err = run_cli(capsys, *SWEEP, "--progress", "--format", "csv")
     assert code == 0
-    assert "sweep: 4/4" in err
-    assert "sweep:" not in out
+    assert err.splitlines() == [
+        f"sweep [{'#' * bar}{'.' * (30 - bar)}] {done}/4 tasks (chunker x size) on this machine"
+        for done, bar in ((1, 7), (2, 15), (3, 22), (4, 30))
+    ]
+    assert "sweep" not in out
 
 
 def test_sweep_is_quiet_on_stderr_without_a_terminal(capsys):
@@ -342,11 +404,15 @@ def test_compare_table_gives_the_transitions_and_the_verdict(capsys):
     code, out, err = run_cli(capsys, "compare", "--a", FLAT, "--b", "chunker=structure,mode=graph")
     assert code == 0, err
     assert (
-        "A: structure · flat\nB: structure · graph\nB differs from A in: mode (flat → graph)" in out
-    )
+        "A: structure · flat; size 450 chars, budget 120 words, headers off, references "
+        "delivered\nB: structure · graph\nB differs from A in: mode (flat → graph)"
+    ) in out
+    # graph mode lifts the red-light zone definition into q07's context (see test_compare)
     complete = next(line for line in out.splitlines() if line.startswith("complete "))
-    assert complete.split()[-5:] == ["2", "0", "2", "9", "0.50"]  # fixed broken kept failed p
-    assert "B fixes 2 questions and breaks none." in out
+    assert complete.split()[-5:] == ["1", "0", "9", "3", "1.00"]  # fixed broken kept failed p
+    partial = next(line for line in out.splitlines() if line.startswith("partial "))
+    assert partial.split()[-5:] == ["0", "1", "11", "1", "1.00"]  # q08 loses its one passage
+    assert "B fixes 1 question and breaks none." in out
     assert "Warning" not in out and err == ""
 
 
@@ -360,13 +426,15 @@ def test_compare_json_has_the_documented_shape(capsys):
     assert [q["id"] for q in data["questions"]] == SPLIT_IDS["test"]
     assert {(q["id"], q["a"], q["b"], q["transition"]) for q in data["questions"]} >= {
         ("q07", "partial", "complete", "fixed"),
-        ("q14", "partial", "complete", "fixed"),
+        ("q08", "partial", "miss", "same"),  # a partial loss is not a complete transition
     }
     for measure in ("complete", "partial"):
         assert {"fixed", "broken", "a", "b", "p_value", "ci"} <= set(data[measure])
-    assert (data["complete"]["fixed"], data["complete"]["broken"]) == (2, 0)
-    assert data["complete"]["p_value"] == pytest.approx(0.5)
-    assert data["complete"]["b"]["recall"] == pytest.approx(4 / 13)
+    assert (data["complete"]["fixed"], data["complete"]["broken"]) == (1, 0)
+    assert (data["partial"]["fixed"], data["partial"]["broken"]) == (0, 1)
+    assert data["complete"]["p_value"] == pytest.approx(1.0)
+    assert data["complete"]["b"]["recall"] == pytest.approx(10 / 13)
+    assert data["a"]["refs"] == data["b"]["refs"] == "delivered"
 
 
 def test_compare_csv_is_one_row_per_question(capsys):
@@ -379,16 +447,47 @@ def test_compare_csv_is_one_row_per_question(capsys):
 
 
 def test_fail_on_broken_exits_1_only_when_b_breaks_a_question(capsys):
-    greedy = "chunker=qes-greedy,mode=graph"
-    code, _, err = run_cli(
-        capsys, "compare", "--a", greedy, "--b", "chunker=structure", "--fail-on-broken"
+    # qes-greedy -> fixed windows fixes q15 and breaks q12, q21, q23 (see test_compare): the
+    # gate fails on the broken ones even though B also fixes one.
+    greedy = "chunker=qes-greedy,mode=flat"
+    code, out, err = run_cli(
+        capsys, "compare", "--a", greedy, "--b", "chunker=fixed", "--fail-on-broken"
     )
     assert code == 1
-    assert err == "fail: B breaks 3 question(s) that A passed: q04, q12, q23\n"
-    code, _, _ = run_cli(capsys, "compare", "--a", greedy, "--b", "chunker=structure")
+    assert "B fixes 1 question and breaks 3." in out
+    assert err == "fail: B breaks 3 question(s) that A passed: q12, q21, q23\n"
+    code, _, _ = run_cli(capsys, "compare", "--a", greedy, "--b", "chunker=fixed")
     assert code == 0
+    # structure flat -> graph loses q08's partial verdict but breaks no complete one: it passes
     code, _, err = run_cli(capsys, "compare", "--a", FLAT, "--b", "mode=graph", "--fail-on-broken")
     assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("change", ["refs=off", "resolve_refs=false"])
+def test_compare_names_the_reference_placement_as_a_setting(capsys, change):
+    # With references off, the second passage of q07, q11 and q15 no longer reaches the
+    # context: q11's came appended to the provision that cites it; q07's (the red-light zone
+    # definition) and q15's fall from rank 2 to 3 and 12, over the budget.
+    graph = "chunker=structure,mode=graph"
+    code, out, err = run_cli(capsys, "compare", "--a", graph, "--b", change, "--fail-on-broken")
+    assert code == 1
+    assert "B differs from A in: refs (delivered → off)" in out
+    assert err == "fail: B breaks 3 question(s) that A passed: q07, q11, q15\n"
+    code, out, _ = run_cli(
+        capsys, "compare", "--a", graph, "--b", "refs=index-only", "--format", "json"
+    )
+    data = json.loads(out)
+    assert (data["a"]["refs"], data["b"]["refs"]) == ("delivered", "index-only")
+    assert data["differences"] == [{"setting": "refs", "a": "delivered", "b": "index-only"}]
+
+
+def test_compare_warns_about_and_marks_an_untrained_side(capsys, tmp_path):
+    tested = [{**q, "split": "test"} for q in HANDBOOK_QUESTIONS]
+    qe = write(tmp_path, "qe.json", json.dumps(tested))
+    code, out, err = run_cli(capsys, "compare", "--qe", qe, "--a", FLAT, "--b", "chunker=qes-dp")
+    assert code == 0
+    assert err.startswith("warning: qes-dp has no train questions to learn from")
+    assert "A: structure · flat; size" in out and "\nB: qes-dp · flat (untrained)\n" in out
 
 
 def test_compare_warns_when_more_than_one_setting_changes(capsys):
@@ -405,6 +504,7 @@ def test_compare_warns_when_more_than_one_setting_changes(capsys):
         (["--a", "mode=flat", "--b", "mode=graph"], ["--a must name one chunker"]),
         (["--a", FLAT, "--b", "size=big"], ["--b: size must be a whole number"]),
         (["--a", FLAT, "--b", "graph"], ["--b: expected NAME=VALUE, got 'graph'"]),
+        (["--a", FLAT, "--b", "refs=never"], ["--b: refs must be one of delivered, index-only"]),
         (["--a", FLAT], ["the following arguments are required: --b"]),
     ],
 )
@@ -433,7 +533,7 @@ def test_compare_module_exit_codes(tmp_path):
         ).returncode
 
     assert status("--a", FLAT, "--b", "mode=graph", "--fail-on-broken") == 0
-    assert status("--a", "chunker=qes-greedy,mode=graph", "--b", "chunker=structure",
+    assert status("--a", "chunker=qes-greedy,mode=flat", "--b", "chunker=fixed",
                   "--fail-on-broken") == 1  # fmt: skip
     assert status("--a", FLAT, "--b", "mode=flat") == 2
 

@@ -194,3 +194,23 @@ def test_importing_the_engine_does_not_import_torch():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
     )
     assert out.stdout.strip() == "False"
+
+
+def test_the_vector_cache_stays_within_its_bound_and_vectors_stay_right(embedder):
+    # 2,000 bytes hold one 384-float vector (1,536 bytes) and its key, never two.
+    small = Embedder(vector_cache_bytes=2_000, token_cache_bytes=40_000)
+    texts = [f"Rule {n}: visitors keep to the painted line." for n in range(40)]
+    vectors = small.encode(texts)
+    assert small.cached_bytes <= 2_000 + 40_000
+    assert small._vectors.bytes <= 2_000 and len(small._vectors) == 1
+    np.testing.assert_allclose(vectors, embedder.encode(texts), atol=1e-5)
+    again = small.encode(texts[:3])  # evicted texts are encoded again, to the same vectors
+    np.testing.assert_allclose(again, vectors[:3], atol=1e-5)
+    for text in texts[:5]:
+        small.token_vectors(text)
+    assert small._tokens.bytes <= 40_000
+
+
+def test_the_shared_embedder_cache_is_bounded_by_default(embedder):
+    assert embedder._vectors.max_bytes == 64 * 2**20
+    assert embedder._tokens.max_bytes == 128 * 2**20

@@ -76,7 +76,7 @@ def test_span_in_a_chunk_repeating_the_context_is_a_near_duplicate():
     corpus = one_question(
         doc, "comet filter lens dome night rule applies", ["Comet filter lens dome night."]
     )
-    x = explained(corpus, "sentence", 20, 100, overlap=0)
+    x = explained(corpus, "sentence", 70, 100, overlap=0)  # one sentence per chunk
     assert diagnoses(x) == [("near-duplicate", 2)]
     assert x.frame()["decision"].tolist() == ["picked", "near-duplicate"]
 
@@ -84,7 +84,7 @@ def test_span_in_a_chunk_repeating_the_context_is_a_near_duplicate():
 def test_span_ranked_after_the_budget_filled_is_below_the_cut():
     doc = "Comet dome comet dome rules. Comet dome lens filter. Comet rules apply tonight."
     corpus = one_question(doc, "comet dome", ["Comet rules apply tonight."])
-    x = explained(corpus, "sentence", 20, 9, overlap=0)
+    x = explained(corpus, "sentence", 28, 9, overlap=0)  # one sentence per chunk
     assert diagnoses(x) == [("below the cut", 3)]
     assert x.context.words == 9 and x.context.cut == 2
 
@@ -286,3 +286,21 @@ def test_document_of_headings_only_runs_and_structure_finds_nothing_to_hold():
         (q,) = result.run("structure", mode).questions
         assert q.evidence[0].diagnosis == "not intact"
         assert result.run("sentence", mode).questions[0].complete
+
+
+def test_supervised_chunkers_without_train_questions_are_reported_untrained(handbook):
+    from lab import untrained_chunkers
+
+    assert untrained_chunkers(handbook, ("fixed", "qes-dp", "qes-greedy")) == ()
+    tested = build_corpus(
+        {"d": RULES},
+        [{"id": "q", "question": "torches?", "evidence": ["Torches are red."], "split": "test"}],
+    )
+    assert untrained_chunkers(tested, ("fixed", "qes-dp", "structure", "qes-greedy")) == (
+        "qes-dp",
+        "qes-greedy",
+    )
+    result = run_lab(tested, LabConfig(chunkers=("fixed", "qes-dp"), modes=("flat",)))
+    assert [r.index.train_questions for r in result.runs] == [None, 0]
+    trained = run_lab(handbook, LabConfig(chunkers=("qes-greedy",), modes=("flat",)))
+    assert trained.runs[0].index.train_questions == 12

@@ -132,3 +132,23 @@ def test_missing_stack_says_how_to_install(tiny_cross_encoder, monkeypatch):
 def test_unloadable_reranker_names_the_model(tmp_path):
     with pytest.raises(DenseUnavailable, match=f"could not load reranker {tmp_path}"):
         get_reranker(str(tmp_path))
+
+
+def test_the_score_cache_stays_within_its_bound(reranker, tiny_cross_encoder):
+    # 300 bytes hold one (question, text) pair of these lengths (100 + 43 + ~60 + 8), not two.
+    small = Reranker(tiny_cross_encoder, cache_bytes=300)
+    scores = small.score(QUERY, TEXTS)
+    assert small.cached_bytes <= 300 and len(small._scores) == 1
+    np.testing.assert_allclose(scores, reranker.score(QUERY, TEXTS), rtol=1e-6)
+    np.testing.assert_allclose(small.score(QUERY, TEXTS[:1]), scores[:1], rtol=1e-6)
+
+
+def test_the_shared_reranker_cache_is_bounded_by_default(reranker):
+    assert reranker._scores.max_bytes == 32 * 2**20
+
+
+def test_a_reranker_named_one_way_loads_from_the_folder_given(tiny_cross_encoder, reranker):
+    named = get_reranker("team/checked-reranker", source=tiny_cross_encoder)
+    assert named.name == "team/checked-reranker"
+    assert get_reranker("team/checked-reranker") is named  # the name alone finds it again
+    np.testing.assert_allclose(named.score(QUERY, TEXTS), reranker.score(QUERY, TEXTS), rtol=1e-6)

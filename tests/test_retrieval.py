@@ -272,14 +272,18 @@ def test_lexical_edges_match_all_pairs_cosine_on_generated_documents(corpus):
 # --- ranking ----------------------------------------------------------------------------------
 
 
-TIES = "Comet rules apply. Dome rules apply. Comet rules apply to visiting groups tonight."
+TIES = (
+    "Comet rules apply here tonight. Dome rules apply here tonight. "
+    "Comet rules apply to visiting groups tonight."
+)
 
 
 def test_flat_ranking_offers_positive_scores_best_first_ties_in_document_order():
     corpus = build_corpus(
-        {"d": TIES}, [{"id": "q", "question": "rules", "evidence": ["Dome rules apply."]}]
+        {"d": TIES},
+        [{"id": "q", "question": "rules", "evidence": ["Dome rules apply here tonight."]}],
     )
-    index = build_index(corpus, "structure", 20, overlap=0)
+    index = build_index(corpus, "structure", 45, overlap=0)  # one sentence per chunk
     (ranking,) = rank(index, corpus.questions, "flat")
     assert len(index.chunks) == 3
     scores = ranking.score
@@ -290,9 +294,10 @@ def test_flat_ranking_offers_positive_scores_best_first_ties_in_document_order()
 
 def test_question_without_matching_words_offers_nothing():
     corpus = build_corpus(
-        {"d": TIES}, [{"id": "q", "question": "zebra?", "evidence": ["Dome rules apply."]}]
+        {"d": TIES},
+        [{"id": "q", "question": "zebra?", "evidence": ["Dome rules apply here tonight."]}],
     )
-    index = build_index(corpus, "structure", 20, overlap=0)
+    index = build_index(corpus, "structure", 45, overlap=0)
     with np.errstate(all="raise"):
         for mode in ("flat", "graph"):
             (ranking,) = rank(index, corpus.questions, mode)

@@ -3,26 +3,29 @@
 Results are keyed by the corpus digest and the configuration; the corpus object itself is passed
 unhashed (a leading underscore tells Streamlit not to hash it). The bundled corpora's results (the
 handbook, the TechNova support collection) are shared by all sessions. A user's own corpus lives
-only in its session: ``st.session_state["user_corpus"]`` holds a ``lab.Corpus`` (put it there with
-:func:`set_user_corpus`), the sidebar then offers it as "your corpus", and its results go to
-session-scoped caches that Streamlit drops when the session ends.
+in its session: ``st.session_state["user_corpus"]`` holds a ``lab.Corpus`` (put it there with
+:func:`set_user_corpus`, with its digest in the corpus store when it is kept there), the sidebar
+then offers it as "your corpus", and its results go to session-scoped caches that Streamlit drops
+when the session ends. A bundled file that is missing or unusable is reported, not raised.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
 import streamlit as st
 
 from lab import (
     CHUNKERS,
     DEFAULT_BUDGETS,
+    ClusterError,
     Comparison,
     Corpus,
+    CorpusError,
     Index,
     LabCache,
     LabConfig,
@@ -34,7 +37,13 @@ from lab import (
     sweep,
 )
 from lab.embed import DenseUnavailable, get_embedder
-from lab.rerank import get_reranker, reranker_status
+from lab.rerank import download, get_reranker, reranker_status
+
+if TYPE_CHECKING:  # altair loads with the first chart, not with the sidebar
+    import altair as alt
+
+from . import cluster
+from .draw import md_escape
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HANDBOOK = "handbook"
@@ -43,24 +52,100 @@ USER = "your corpus"
 USER_CORPUS_KEY = "user_corpus"
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
-def handbook() -> Corpus:
-    """The bundled observatory handbook and its questions."""
-    return load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")
+USER_ID_KEY = "user_corpus_id"  # the store digest of the user's corpus, when it is kept
+HANDBOOK_FILES = ("handbook.md", "handbook_qe.json")
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
-def technova() -> Corpus:
-    """The bundled TechNova support collection: seven documents of six types, 31 questions."""
-    return load_collection(DATA / "technova" / "collection.json")
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _bundled(
+    folder: Path, names: tuple[str, str], stamps: tuple
+) -> tuple[Corpus | None, str | None]:
+    """A bundled corpus and, when a file of it is missing or unreadable, what is wrong. Keyed
+    by the files' modification times and sizes, so a repaired file is read again."""
+    doc, qe = (folder / name for name in names)
+    where = f"{folder.name}/"
+    if stamps[0] is None:
+        return None, f"{where}{doc.name} is missing"
+    try:
+        corpus = load_corpus(doc, qe if stamps[1] is not None else None)
+    except CorpusError as exc:
+        return None, f"{where}{doc.name} cannot be used: {exc}"
+    if stamps[1] is None:
+        return corpus, f"{where}{qe.name} is missing, so the handbook has no questions"
+    if not corpus.questions and corpus.errors:
+        return corpus, f"{where}{qe.name} cannot be used: {corpus.errors[0].message}"
+    return corpus, None
+
+
+def _handbook() -> tuple[Corpus | None, str | None]:
+    stamps = tuple(_stamp(DATA / name) for name in HANDBOOK_FILES)
+    return _bundled(DATA, HANDBOOK_FILES, stamps)
+
+
+def handbook() -> Corpus | None:
+    """The bundled observatory handbook and its questions; None when its document is missing
+    or unusable (:func:`handbook_problem` says why)."""
+    return _handbook()[0]
+
+
+def handbook_problem() -> str | None:
+    """What is wrong with the bundled handbook's files, if anything."""
+    return _handbook()[1]
+
+
+TECHNOVA_MANIFEST = DATA / "technova" / "collection.json"
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _collection(manifest: Path, stamps: tuple) -> tuple[Corpus | None, str | None]:
+    """A bundled collection and, when it cannot be loaded, why. Keyed by its folder's files'
+    modification times and sizes, so a repaired file is read again."""
+    where = f"{manifest.parent.name}/{manifest.name}"
+    if not manifest.is_file():
+        return None, f"{where} is missing"
+    try:
+        corpus = load_collection(manifest)
+    except CorpusError as exc:
+        return None, f"{where} cannot be used: {exc}"
+    if not corpus.questions and corpus.errors:
+        return corpus, f"its questions cannot be used: {corpus.errors[0].message}"
+    return corpus, None
+
+
+def _technova() -> tuple[Corpus | None, str | None]:
+    folder = TECHNOVA_MANIFEST.parent
+    files = sorted(folder.iterdir()) if folder.is_dir() else []
+    return _collection(TECHNOVA_MANIFEST, tuple((p.name, _stamp(p)) for p in files))
+
+
+def technova() -> Corpus | None:
+    """The bundled TechNova support collection: seven documents of six types, 31 questions;
+    None when it cannot be loaded (:func:`bundled_problem` says why)."""
+    return _technova()[0]
 
 
 BUNDLED = {HANDBOOK: handbook, TECHNOVA: technova}
+PROBLEMS = {HANDBOOK: handbook_problem, TECHNOVA: lambda: _technova()[1]}
+
+
+def bundled_problem(name: str) -> str | None:
+    """What is wrong with the files of the bundled corpus ``name``, if anything."""
+    return PROBLEMS[name]() if name in PROBLEMS else None
 
 
 def bundled(of: Corpus) -> bool:
     """Whether ``of`` is a bundled corpus (its results are shared by every session)."""
-    return any(of.digest == load().digest for load in BUNDLED.values())
+    return any(
+        (shared := load()) is not None and of.digest == shared.digest for load in BUNDLED.values()
+    )
 
 
 def embedder_problem(model: str) -> str | None:
@@ -72,23 +157,24 @@ def embedder_problem(model: str) -> str | None:
     return None
 
 
-def reranker_problem(model: str) -> str | None:
-    """Load the shared cross-encoder ``model``; why it cannot be had here, or None. A model that
-    would need the network is not tried: the app must not hang on a download it cannot make."""
-    ok, status = reranker_status(model)
+def reranker_problem(model: str, folder: str) -> str | None:
+    """Load the shared cross-encoder named ``model`` from ``folder`` (the engine keeps it under
+    that name); why it cannot be had here, or None."""
+    ok, status = reranker_status(folder)
     if not ok:
         return status
     try:
-        get_reranker(model)
+        get_reranker(model, source=folder)
     except DenseUnavailable as exc:
         return str(exc)
     return None
 
 
 def download_reranker(model: str) -> str | None:
-    """Fetch and load the hub cross-encoder ``model`` (the user asked for it); why not, or None."""
+    """Fetch hub cross-encoder ``model`` into the model cache and load it (the user asked for
+    it); why not, or None."""
     try:
-        get_reranker(model)
+        get_reranker(model, source=download(model))
     except DenseUnavailable as exc:
         return str(exc)
     return None
@@ -99,16 +185,24 @@ def corpus_names() -> list[str]:
     return [*BUNDLED, USER] if USER_CORPUS_KEY in st.session_state else list(BUNDLED)
 
 
-def corpus(name: str) -> Corpus:
-    """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else."""
+def corpus(name: str) -> Corpus | None:
+    """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else
+    (None when the handbook cannot be loaded)."""
     if name == USER and USER_CORPUS_KEY in st.session_state:
         return st.session_state[USER_CORPUS_KEY]
     return BUNDLED.get(name, handbook)()
 
 
-def set_user_corpus(user_corpus: Corpus) -> None:
-    """Make ``user_corpus`` this session's "your corpus"."""
+def set_user_corpus(user_corpus: Corpus, digest: str | None = None) -> None:
+    """Make ``user_corpus`` this session's "your corpus"; ``digest`` names its inputs in the
+    corpus store (None: not kept there, so a link cannot carry it)."""
     st.session_state[USER_CORPUS_KEY] = user_corpus
+    st.session_state[USER_ID_KEY] = digest
+
+
+def user_corpus_id() -> str | None:
+    """The store digest of this session's own corpus, when it is kept."""
+    return st.session_state.get(USER_ID_KEY)
 
 
 def shared_and_session(
@@ -145,10 +239,26 @@ def _lab(_corpus: Corpus, digest: str, config: LabConfig) -> LabResult:
     return run_lab(_corpus, config, cache=workbench(_corpus))
 
 
+class _NotCached(Exception):
+    """Raised by a cached sweep step asked only whether it is cached (exceptions are not)."""
+
+
+_PROBE = object()
+
+
 @shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _sweep_rows(
-    _corpus: Corpus, digest: str, key: str, _config: LabConfig, budgets: tuple[int, ...]
+    _corpus: Corpus,
+    digest: str,
+    key: str,
+    _config: LabConfig,
+    budgets: tuple[int, ...],
+    _rows: tuple[dict, ...] | object | None = None,
 ) -> tuple[dict, ...]:
+    if _rows is _PROBE:
+        raise _NotCached
+    if _rows is not None:
+        return _rows
     return sweep(
         _corpus, _config, budgets=budgets, sizes=(_config.size,), cache=workbench(_corpus)
     ).rows
@@ -157,6 +267,8 @@ def _sweep_rows(
 @shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _view(digest: str, key: Hashable, _build: Callable[..., Any], _args: tuple) -> Any:
     made = _build(*_args)
+    import altair as alt
+
     return made.to_dict(validate=False) if isinstance(made, alt.TopLevelMixin) else made
 
 
@@ -213,18 +325,86 @@ def sweep_rows(
     size, chunker, mode and budget order.
 
     Cached per size, chunker and budget group (the default budgets together, any other budget
-    alone), so a sweep reports progress step by step, a new budget computes only its own
-    column, and toggling a chunker recomputes only that chunker.
+    alone), so a new budget computes only its own column, and toggling a chunker recomputes
+    only that chunker. Steps not cached yet run on the Dask cluster when one is configured
+    (:mod:`ui.cluster`), all at once, ``progress`` counting finished tasks; otherwise here, one
+    after another, ``progress`` counting steps.
     """
     cached = pick(_sweep_rows, of)
     groups = [tuple(b for b in budgets if b in DEFAULT_BUDGETS)]
     groups = [g for g in groups if g] + [(b,) for b in budgets if b not in DEFAULT_BUDGETS]
-    steps = [(s, c, g) for s in sizes for c in config.chunkers for g in groups]
+    steps = {
+        (size, chunker, group): replace(
+            config, chunkers=(chunker,), size=size, budget=LabConfig.budget
+        )
+        for size in sizes
+        for chunker in config.chunkers
+        for group in groups
+    }
+    found: dict[tuple, tuple[dict, ...]] = {}
+    link = cluster.link()
+    client = link.client() if link is not None else None
+    if link is not None and client is None:
+        st.warning(
+            f"Sweeping on this machine: {_plain(link.problem or '')}.",
+            icon=":material/cloud_off:",
+        )
+    if client is not None:
+        for step, one in steps.items():
+            with suppress(_NotCached):  # a string key hashes fastest
+                found[step] = cached(of, of.digest, repr(one), one, step[2], _PROBE)
+        missing = [step for step in steps if step not in found]
+        if missing:
+            found |= _sweep_on_cluster(link, client, of, config, missing, progress)
     rows: list[dict] = []
-    for done, (size, chunker, group) in enumerate(steps, start=1):
-        one = replace(config, chunkers=(chunker,), size=size, budget=LabConfig.budget)
-        rows.extend(cached(of, of.digest, repr(one), one, group))  # a string hashes fastest
+    for done, (step, one) in enumerate(steps.items(), start=1):
+        if step in found:
+            rows.extend(found[step])
+            continue
+        rows.extend(cached(of, of.digest, repr(one), one, step[2]))
         if progress:
             progress(done, len(steps))
     order = {name: k for k, name in enumerate(CHUNKERS)}
     return sorted(rows, key=lambda r: (r["size"], order[r["chunker"]], r["mode"], r["budget"]))
+
+
+def _sweep_on_cluster(
+    link: cluster.Link,
+    client,
+    of: Corpus,
+    config: LabConfig,
+    steps: Sequence[tuple[int, str, tuple[int, ...]]],
+    progress: Callable[[int, int], None] | None,
+) -> dict[tuple, tuple[dict, ...]]:
+    """Compute sweep ``steps`` on the cluster and cache them; {} (with a warning on the page)
+    when the cluster fails, so the caller sweeps here instead."""
+    chunkers = tuple(c for c in config.chunkers if any(step[1] == c for step in steps))
+    budgets = sorted({b for step in steps for b in step[2]})
+    sizes = sorted({step[0] for step in steps})
+    try:
+        one = replace(config, chunkers=chunkers)
+        rows = sweep(of, one, budgets, sizes, progress=progress, client=client).rows
+    except ClusterError as exc:
+        link.failed(str(exc))
+        st.warning(
+            f"The Dask cluster failed this sweep ({_plain(str(exc))}): sweeping on this "
+            "machine instead.",
+            icon=":material/cloud_off:",
+        )
+        return {}
+    cached = pick(_sweep_rows, of)
+    found = {}
+    for size, chunker, group in steps:
+        part = tuple(
+            r
+            for r in rows
+            if r["size"] == size and r["chunker"] == chunker and r["budget"] in group
+        )
+        one = replace(config, chunkers=(chunker,), size=size, budget=LabConfig.budget)
+        found[size, chunker, group] = cached(of, of.digest, repr(one), one, group, part)
+    return found
+
+
+def _plain(message: str) -> str:
+    """An engine message as literal markdown, its `code` quotes dropped."""
+    return md_escape(message.replace("`", ""))

@@ -1,6 +1,7 @@
 """The Compare page's views: configuration A (the sidebar's), B's settings bound to the URL as
-``b_chunker``, ``b_mode``, ``b_size``..., what B fixed and broke, and whether it is more than
-noise.
+``b_chunker``, ``b_mode``, ``b_size``, ``b_refs``..., what B fixed and broke, and whether it is
+more than noise. A link from before reference placements (``b_resolve_refs=false``) opens with the
+matching ``b_refs``.
 
 B starts as A with the retrieval mode switched; every B setting the user leaves alone follows A
 when the sidebar changes, so a link carries only what B changes (``?b_mode=graph``).
@@ -15,9 +16,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lab import LEXICAL_MODES, Comparison, embed
+from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, embed
 
-from . import cache, state
+from . import cache, models, state
+from . import dense as dense_group
 from .draw import MEASURE_COLORS, config_label, md_escape
 
 PREFIX = "b_"
@@ -61,11 +63,12 @@ def edit_b(a: state.Settings) -> state.Settings:
         "b_size": a.size,
         "b_budget": a.budget,
         "b_headers": a.headers,
-        "b_resolve_refs": a.resolve_refs,
+        "b_refs": a.refs,
         "b_dense": a.dense,
         "b_late": a.late,
         "b_rerank": a.rerank,
     }
+    old_links = state.read_old_refs(PREFIX, a.refs)  # b_resolve_refs= from before b_refs
     _follow(defaults)
     with st.container(border=True):
         st.markdown("**B**: A with one setting changed")
@@ -122,11 +125,13 @@ def edit_b(a: state.Settings) -> state.Settings:
                 "Heading-path prefixes", value=a.headers, key="b_headers", bind=state.BIND
             )
         with second[1]:
-            refs = st.toggle(
-                "Resolve cross-references",
-                value=a.resolve_refs,
-                key="b_resolve_refs",
+            refs = st.selectbox(
+                "Cross-references",
+                REFERENCE_PLACEMENTS,
+                index=REFERENCE_PLACEMENTS.index(a.refs),
+                key="b_refs",
                 bind=state.BIND,
+                help=state.REFS_HELP,
             )
         late = rerank = False
         with second[3]:
@@ -147,34 +152,39 @@ def edit_b(a: state.Settings) -> state.Settings:
         size=int(size),
         budget=int(budget),
         headers=headers,
-        resolve_refs=refs,
+        refs=refs,
         dense=dense,
         late=late,
         rerank=rerank,
-        rerank_problem=_models_problem(dense, rerank, a),
     )
+    b = replace(b, **_models_for_b(dense, rerank, a))
     for key, default in defaults.items():
         value = b.params()[key.removeprefix(PREFIX)]
         if value != [str(default).lower() if isinstance(default, bool) else str(default)]:
             state.keep_in_link(key, value)
     url = st.session_state.get(state.URL_KEY, {})
-    for notice in state.url_notices(url, b, dense_ok, prefix=PREFIX):
+    for notice in state.url_notices(url, b, dense_ok, prefix=PREFIX) + old_links:
         st.warning(notice, icon=":material/link_off:")
     return b
 
 
-def _models_problem(dense: bool, rerank: bool, a: state.Settings) -> str | None:
-    """Why B's embedding model or reranker cannot be had (each said on the page), or None."""
+def _models_for_b(dense: bool, rerank: bool, a: state.Settings) -> dict[str, str | None]:
+    """B's reranker (the folder it loads from, or why it cannot be had), A's when A reranks;
+    what B's embedding model or reranker lacks is said on the page."""
     if dense and not a.dense:
         problem = cache.embedder_problem(embed.DEFAULT_MODEL)
         if problem:
             st.error(f"B cannot embed: {md_escape(problem)}", icon=":material/block:")
     if not rerank:
-        return None
-    problem = a.rerank_problem if a.rerank else cache.reranker_problem(a.rerank_model)
-    if problem:
-        st.warning(f"B is not reranked: {md_escape(problem)}", icon=":material/warning:")
-    return problem
+        return {"rerank_source": None, "rerank_problem": None}
+    source = (
+        models.Source(a.rerank_source, a.rerank_problem)
+        if a.rerank
+        else dense_group.reranker(a.rerank_model)
+    )
+    if source.problem:
+        st.warning(f"B is not reranked: {md_escape(source.problem)}", icon=":material/warning:")
+    return {"rerank_source": source.folder, "rerank_problem": source.problem}
 
 
 def differences_note(c: Comparison) -> None:

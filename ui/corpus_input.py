@@ -3,27 +3,33 @@
 Text areas lose their state when the user visits another page; each input is therefore kept
 under its own session key (``yc_document``, ``yc_qe``, ``yc_name``) and copied into its widget
 whenever the page is drawn. Nothing the user typed is dropped: a refused input stays where it was.
+
+A corpus that loads is also kept in the server's corpus store (:mod:`ui.store`) under the digest
+of its inputs; the URL carries that digest as ``?corpus_id=``, so a refresh or a link reopens it
+(:func:`from_link`) while the store keeps it, and says so plainly once it does not. Several
+uploaded documents and a collection manifest (:mod:`ui.uploads`) are kept there with it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
-from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, Source
-from lab.corpus import decode_text
+from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError
+from lab.corpus import decode_text, parse_qe
 
-from . import cache, recall, uploads
-from .draw import md_escape
+from . import cache, links, store, uploads
+from .corpus_report import REPORT, Report, report_for
+from .draw import REFS_NOTE, md_escape
 
 DOC = "yc_document"
 QE = "yc_qe"
 NAME = "yc_name"
-REPORT = "yc_report"
 UPLOAD_ERROR = "yc_upload_error"
+NOT_KEPT = "yc_not_kept"  # why the loaded corpus is not in the corpus store
+CORPUS_ID = "corpus_id"  # the URL parameter naming a stored corpus
+PAGE = "your_corpus"  # this page's url path
 UPLOAD_MB = 20  # per file; 5,000,000 characters of UTF-8 fit in 20 MB
 DEFAULT_NAME = "document"
 LIMITS = {DOC: MAX_DOCUMENT_CHARS, QE: MAX_QE_CHARS}
@@ -102,10 +108,17 @@ def take_upload(key: str) -> None:
 
 
 def fill_example() -> None:
-    """Put the bundled handbook and its questions into the inputs."""
-    put(DOC, (cache.DATA / "handbook.md").read_text(encoding="utf-8"))
-    put(QE, (cache.DATA / "handbook_qe.json").read_text(encoding="utf-8"))
-    put(NAME, "handbook")
+    """Put the bundled handbook and its questions into the inputs (a button callback); a file
+    that cannot be read is said, and its input left as it was."""
+    errors = st.session_state.setdefault(UPLOAD_ERROR, {})
+    for key, name in zip((DOC, QE), cache.HANDBOOK_FILES, strict=True):
+        errors.pop(key, None)
+        try:
+            put(key, (cache.DATA / name).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            errors[key] = f"The bundled example's {name} cannot be read ({type(exc).__name__})."
+    if DOC not in errors:
+        put(NAME, "handbook")
 
 
 def fill_collection() -> None:
@@ -116,123 +129,101 @@ def fill_collection() -> None:
     put(NAME, DEFAULT_NAME)
 
 
-@dataclass(frozen=True)
-class Report:
-    """What happened to the last input checked: the refusal, or the documents (one row each,
-    with what was found in it) and the questions accepted and rejected (one row per question or
-    problem)."""
-
-    refused: str | None = None
-    document: dict = field(default_factory=dict)
-    documents: pd.DataFrame = field(default_factory=pd.DataFrame)
-    rows: pd.DataFrame = field(default_factory=pd.DataFrame)
-    accepted: int = 0
-    rejected: int = 0
-    warnings: int = 0
-    train: int = 0
-    test: int = 0
+def inputs_of(name: str, document: str, qe: str) -> store.Inputs:
+    """The inputs as typed: the uploaded files and manifest kept (:mod:`ui.uploads`) and the
+    pasted document (a blank name is the default one; a blank document is left out when files
+    are kept, and replaces a kept file of its name otherwise); blank questions are none."""
+    documents = dict(uploads.files())
+    if document.strip() or not documents:
+        documents[name.strip() or DEFAULT_NAME] = document
+    return store.Inputs(documents, qe if qe.strip() else None, uploads.manifest())
 
 
-def documents_frame(corpus: Corpus) -> pd.DataFrame:
-    """Per document: its type (and how it was decided), format, size, structure, the questions
-    with evidence in it, and what was read leniently or left out."""
-    notes: dict[str, list[str]] = {}
-    for e in corpus.errors:
-        if e.document is not None:
-            notes.setdefault(e.document, []).append(e.message)
-    asked = {d: 0 for d in range(len(corpus.documents))}
-    for q in corpus.questions:
-        for d in q.docs:
-            asked[d] += 1
-    rows = [
-        {
-            "document": doc.name,
-            "type": info.type,
-            "type from": info.type_source,
-            "format": info.format,
-            "characters": len(doc.text),
-            "headings": doc.heading_count,
-            "tables": len(doc.tables),
-            "questions": asked[d],
-            "notes": " ".join(notes.pop(doc.name, [])) or "—",
-        }
-        for d, (doc, info) in enumerate(zip(corpus.documents, corpus.info, strict=True))
-    ]
-    rows += [  # documents that could not be used
-        {"document": name, "type": "—", "notes": " ".join(messages)}
-        for name, messages in notes.items()
-    ]
-    return pd.DataFrame(rows)
-
-
-def report_for(corpus: Corpus) -> Report:
-    """The validation report of a corpus built from the user's input."""
-    warned: dict[str, list[str]] = {}
-    rows = []
-    for e in corpus.errors:
-        if e.document is not None and e.question is None:
-            continue  # in the documents table
-        if e.severity == "warning" and e.question is not None:
-            warned.setdefault(e.question, []).append(e.message)
-        else:
-            rows.append({"question": e.question or "—", "status": "rejected", "why": e.message})
-    for q in corpus.questions:
-        notes = warned.get(q.id, [])
-        rows.append(
-            {
-                "question": q.id,
-                "status": "accepted with a warning" if notes else "accepted",
-                "why": " ".join(notes) or f"{len(q.evidence)} evidence spans found ({q.split})",
-            }
-        )
-    order = {"rejected": 0, "accepted with a warning": 1, "accepted": 2}
-    frame = pd.DataFrame(rows, columns=["question", "status", "why"])
-    frame = frame.sort_values("status", key=lambda s: s.map(order), kind="stable")
-    docs = corpus.documents
-    return Report(
-        document={
-            "name": corpus.name,
-            "documents": len(docs),
-            "characters": sum(len(d.text) for d in docs),
-            "headings": sum(d.heading_count for d in docs),
-            "provisions": sum(len(d.provisions) for d in docs),
-            "cross-references": sum(len(d.references) for d in docs),
-        },
-        documents=documents_frame(corpus),
-        rows=frame.reset_index(drop=True),
-        accepted=len(corpus.questions),
-        rejected=sum(1 for e in corpus.errors if e.severity == "error"),
-        warnings=sum(1 for e in corpus.errors if e.severity == "warning"),
-        train=len(corpus.split("train")),
-        test=len(corpus.split("test")),
-    )
-
-
-def check(name: str, document: str, qe: str) -> tuple[Corpus | None, Report]:
-    """Build a corpus from the inputs (the pasted document, the uploaded files and manifest, the
-    QE JSON): the corpus and its report, or None and why it was refused."""
-    name = name.strip() or DEFAULT_NAME
-    pasted = Source(name, document) if document.strip() or not uploads.files() else None
+def check(inputs: store.Inputs) -> tuple[Corpus | None, Report]:
+    """Build a corpus from the inputs: the corpus and its report, or None and why it was
+    refused. QE JSON that cannot be read at all (not JSON, not a list of questions) refuses
+    the whole input, as a bad document does, rather than load a corpus without questions."""
+    if inputs.qe is not None:
+        items, problems = parse_qe(inputs.qe)
+        if problems and not items:  # the last problem is the one that stopped the reading
+            return None, Report(refused=problems[-1].message)
     try:
-        corpus = uploads.build(pasted, qe if qe.strip() else None)
+        corpus = uploads.build(inputs)
     except CorpusError as exc:
         return None, Report(refused=str(exc))
     return corpus, report_for(corpus)
 
 
 def load() -> None:
-    """Check the inputs and, when they make a corpus, use it everywhere (a button callback).
+    """Check the inputs and, when they make a corpus, keep it and use it everywhere (a button
+    callback).
 
     The engine's own checks cover what it can foresee; anything else a strange input triggers
     is reported the same way rather than ending the page."""
+    inputs = inputs_of(value(NAME), value(DOC), value(QE))
     try:
-        corpus, report = check(value(NAME), value(DOC), value(QE))
+        corpus, report = check(inputs)
     except Exception as exc:  # noqa: BLE001 - user input must never end the page
         corpus, report = None, Report(refused=f"The input could not be read: {exc}")
     st.session_state[REPORT] = report
     if corpus is not None:
-        cache.set_user_corpus(corpus)
+        cache.set_user_corpus(corpus, _keep(inputs))
         st.session_state["corpus"] = cache.USER
+
+
+def _keep(inputs: store.Inputs) -> str | None:
+    """Put the inputs in the corpus store; their digest, or None (and why, for the page)."""
+    try:
+        digest = store.default_store().put(inputs)
+    except (OSError, ValueError) as exc:
+        st.session_state[NOT_KEPT] = str(exc)
+        return None
+    st.session_state.pop(NOT_KEPT, None)
+    return digest
+
+
+def from_link() -> str | None:
+    """Open the stored corpus the link names (``?corpus_id=``) as "your corpus", with its text
+    in the inputs; a notice when it cannot be opened (None when the link names none)."""
+    given = st.query_params.get_all(CORPUS_ID)
+    return reopen(given[-1]) if given else None
+
+
+def reopen(digest: str) -> str | None:
+    """Open the corpus kept under ``digest``; a notice (markdown) when it cannot be."""
+    shown = md_escape(links.shown(digest, 16))
+    if not store.valid_digest(digest):
+        return (
+            f"Ignored **{CORPUS_ID}={shown}** from the link: expected the id of a corpus kept "
+            "on this server (32 hexadecimal digits). Showing the handbook."
+        )
+    try:
+        inputs = store.default_store().get(digest)
+    except OSError:
+        inputs = None
+    if inputs is None:
+        return (
+            f"The corpus this link names ({CORPUS_ID} {shown[:8]}…) is no longer kept on this "
+            "server: the server keeps the corpora used most recently and deletes the oldest "
+            "to make room. Showing the handbook instead. To share it again, load its documents "
+            "and questions on **Your corpus**; the new link carries it."
+        )
+    corpus, report = check(inputs)
+    if corpus is None:
+        return f"The corpus this link names cannot be opened: {md_escape(report.refused or '')}"
+    cache.set_user_corpus(corpus, digest)
+    if len(inputs.documents) == 1 and inputs.manifest is None:
+        uploads.clear()
+        name, document = next(iter(inputs.documents.items()))
+        put(NAME, name)
+        put(DOC, document)
+    else:
+        uploads.restore(inputs.documents, inputs.manifest)
+        put(NAME, DEFAULT_NAME)
+        put(DOC, "")
+    put(QE, inputs.qe or "")
+    st.session_state[REPORT] = report
+    return None
 
 
 def use() -> None:
@@ -243,6 +234,7 @@ def use() -> None:
 def forget() -> None:
     """Drop the user's corpus (the inputs stay) and go back to the handbook."""
     st.session_state.pop(cache.USER_CORPUS_KEY, None)
+    st.session_state.pop(cache.USER_ID_KEY, None)
     st.session_state.pop(REPORT, None)
     st.session_state["corpus"] = cache.HANDBOOK
 
@@ -253,73 +245,30 @@ def upload_errors() -> None:
         st.error(f"{WHAT[key]} was not replaced. {md_escape(message)}")
 
 
-def draw_report() -> None:
-    """The validation report of the last input checked, if any."""
-    report = st.session_state.get(REPORT)
-    if report is None:
-        return
-    st.subheader("Validation report")
-    if report.refused:
-        still = (
-            "Your previously loaded corpus is still in use."
-            if cache.USER_CORPUS_KEY in st.session_state
-            else "The app keeps using the bundled handbook."
+def kept_note() -> None:
+    """Whether a link can carry the user's corpus: kept in the corpus store, or not and why."""
+    if cache.user_corpus_id():
+        st.caption(
+            ":material/link: Kept on this server: the share link and a refresh reopen this "
+            "corpus while the server keeps it (it keeps the most recently used ones)."
         )
-        st.error(
-            f"Nothing was loaded: {md_escape(report.refused)} Your text is kept above. {still}"
-        )
-        return
-    cols = st.columns(5)
-    many = report.document["documents"] > 1
-    cols[0].metric(
-        "Documents" if many else "Characters",
-        report.document["documents"] if many else f"{report.document['characters']:,}",
-    )
-    cols[1].metric("Provisions", report.document["provisions"])
-    cols[2].metric("Cross-references", report.document["cross-references"])
-    split = f"{report.train} train · {report.test} test"
-    cols[3].metric("Questions accepted", report.accepted, split, delta_color="off")
-    warned = f"{report.warnings} warnings" if report.warnings else None
-    cols[4].metric("Problems", report.rejected, warned, delta_color="off")
-    if report.rejected:
+    elif cache.USER_CORPUS_KEY in st.session_state:
+        why = md_escape(st.session_state.get(NOT_KEPT, "the store is not available"))
         st.warning(
-            f"{report.rejected} problems left questions out; the {report.accepted} valid "
-            "questions run. Each reason is in the table."
+            f"This corpus is not kept on the server ({why}): it lasts as long as this browser "
+            "tab, and a link cannot carry it.",
+            icon=":material/link_off:",
         )
-    if not report.accepted:
-        st.info(
-            "No questions were accepted: the index overview and chunk graph work; recall needs "
-            "questions whose evidence is found in the document."
-        )
-    if many or report.documents["notes"].ne("—").any():
-        st.markdown("**What was found in each document**")
-        st.dataframe(report.documents, hide_index=True, column_config=DOCUMENT_REPORT_COLUMNS)
-    if len(report.rows):
-        st.dataframe(
-            report.rows,
-            hide_index=True,
-            column_config={
-                "question": st.column_config.TextColumn("Question", width="small"),
-                "status": st.column_config.TextColumn("Status", width="small"),
-                "why": st.column_config.TextColumn("Why", width="large"),
-            },
-        )
-
-
-DOCUMENT_REPORT_COLUMNS = {
-    "document": st.column_config.TextColumn("Document"),
-    "type from": st.column_config.TextColumn("Type from"),
-    "questions": st.column_config.NumberColumn("Questions", help="Questions with evidence in it."),
-    "notes": st.column_config.TextColumn("Notes", width="large"),
-}
 
 
 def draw_run(mine: Corpus, settings) -> None:
     """Recall of every configuration on the user's corpus, and links to every page."""
+    from . import recall  # charts: imported when a page draws one, not with the sidebar
+
     questions = len(mine.split(settings.split))
     st.caption(
         f"Every page now runs on **{md_escape(mine.name)}** ({questions} {settings.split} "
-        "questions)."
+        f"questions) · {REFS_NOTE[settings.refs]}."
     )
     try:
         with st.spinner("Running every chunker on your corpus…"):

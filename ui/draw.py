@@ -1,8 +1,8 @@
 """Shared rendering helpers of every page: escaping, chart templates, colours, downloads.
 
 Document and question text is user text. It reaches the screen only as data (dataframes, chart
-fields), through :func:`md_escape` into markdown, or through :func:`html.escape` into the
-boundary map's HTML; never as raw HTML or markdown.
+fields), through :func:`md_escape` into markdown (plain text: no formatting, no links), or
+through :func:`html.escape` into the boundary map's HTML; never as raw HTML or markdown.
 """
 
 from __future__ import annotations
@@ -13,17 +13,62 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
+from lab import Corpus, untrained_chunkers
+
 VERDICTS = ("complete", "partial", "miss")
 VERDICT_COLORS = ("#2f9e44", "#f59f00", "#e03131")
 MEASURE_COLORS = {"partial": "#a5d8ff", "complete": "#1971c2"}
 MODE_COLORS = {"flat": "#1c7ed6", "graph": "#e8590c", "dense": "#2f9e44", "hybrid": "#9c36b5"}
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
+# Streamlit's markdown turns web and e-mail addresses in plain text into links (GitHub's
+# autolink literals: "www.", "http://", "https://", "name@host.tld"), escaped or not. An
+# invisible word joiner inside each of those marks keeps them text.
+_AUTOLINK_MARKS = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?=@)")
+WORD_JOINER = "\u2060"
 
 
 def md_escape(text: str) -> str:
-    """``text`` as literal markdown: every markdown character escaped, on one line."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    """``text`` as literal markdown: every markdown character escaped, web and e-mail
+    addresses kept from becoming links, on one line."""
+    text = _AUTOLINK_MARKS.sub(WORD_JOINER, " ".join(text.split()))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def short(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0] if " " in text[: limit - 1] else text[: limit - 1]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def question_label(qid: str, text: str, limit: int = 60) -> str:
+    """How a question is named wherever one is chosen or listed: its id and its text, cut."""
+    return f"{qid} · {short(text, limit)}"
+
+
+REFS_NOTE = {  # what each reference placement means, for captions
+    "delivered": "references delivered (cited provisions' text in the chunk and its budget)",
+    "index-only": "references index-only (cited text helps retrieval, is not delivered)",
+    "off": "references off",
+}
+UNTRAINED = "untrained: no train questions"
+
+
+def untrained_notice(corpus: Corpus, chunkers: Sequence[str]) -> None:
+    """Warn when a supervised chunker has no train question to learn from in this corpus."""
+    names = untrained_chunkers(corpus, chunkers)
+    if not names:
+        return
+    verb = "learns" if len(names) == 1 else "learn"
+    st.warning(
+        f"**{' and '.join(names)}** {verb} from train questions, and this corpus has none: "
+        "they run untrained, no better informed than a plain chunker, and are marked "
+        '*untrained*. Give some questions `"split": "train"` to train them.',
+        icon=":material/school:",
+    )
 
 
 def config_label(chunker: str, mode: str) -> str:

@@ -367,13 +367,14 @@ def edge_metrics(of: Corpus, config: LabConfig, chunker: str, view: GraphView) -
         )
     if config.resolve_refs:
         st.caption(
-            "References resolved: xref edges join a chunk to every chunk of each provision "
-            "it cites."
+            f"References {config.refs}: xref edges join a chunk to every chunk of each "
+            "provision it cites."
         )
     else:
         st.caption(
-            "References off: no xref edges (switch **Resolve cross-references** on in the "
-            "sidebar to see them); the layout stays put, so the missing edges show."
+            "References off: no xref edges (set **Cross-references** to delivered or "
+            "index-only in the sidebar to see them); the layout stays put, so the missing edges "
+            "show."
         )
 
 

@@ -14,15 +14,44 @@ import streamlit as st
 
 from lab import CHUNKERS, Chunk, Corpus, Index, LabResult
 
-from .draw import percent
+from .draw import UNTRAINED, percent
 
 MAP_CHARS = 20_000  # the boundary map shows at most this many characters of a document
 
 
+INDEX_ORDER = (  # what decides retrieval first, so it stays in view on a laptop screen
+    "chunker",
+    "chunks",
+    "evidence_intact",
+    "over_budget",
+    "over_size",
+    "delivered_over_size",
+    "heading_starts",
+    "mean_chars",
+    "max_chars",
+    "mean_delivered_chars",
+    "max_delivered_chars",
+    "index_ratio",
+    "long_units",
+    "split_evidence",
+    "train_questions",
+    "objective",
+    "label",
+)
+
+
 def index_table(result: LabResult) -> pd.DataFrame:
+    """Index statistics per chunker, the columns that decide retrieval first (those of
+    :data:`INDEX_COLUMNS` in :data:`INDEX_ORDER`); a supervised chunker with nothing to learn
+    from is marked untrained."""
     frame = result.index_frame()
-    frame.insert(1, "label", frame["chunker"].map(lambda c: CHUNKERS[c].label))
-    return frame
+    untrained = frame["train_questions"].eq(0)
+    frame["label"] = (
+        frame["chunker"]
+        .map(lambda c: CHUNKERS[c].label)
+        .where(~untrained, frame["chunker"].map(lambda c: f"{CHUNKERS[c].label} ({UNTRAINED})"))
+    )
+    return frame[[c for c in INDEX_ORDER if c in frame]]
 
 
 INDEX_COLUMNS = {
@@ -30,7 +59,22 @@ INDEX_COLUMNS = {
     "label": st.column_config.TextColumn("Method"),
     "chunks": st.column_config.NumberColumn("Chunks"),
     "mean_chars": st.column_config.NumberColumn("Mean chars", format="%.0f"),
-    "max_chars": st.column_config.NumberColumn("Max chars"),
+    "max_chars": st.column_config.NumberColumn(
+        "Max chars", help="The longest body: the document text a chunk covers, at most L."
+    ),
+    "mean_delivered_chars": st.column_config.NumberColumn(
+        "Mean delivered",
+        format="%.0f",
+        help="Characters the assembler delivers per chunk: heading prefix, body and delivered "
+        "reference text.",
+    ),
+    "max_delivered_chars": st.column_config.NumberColumn(
+        "Max delivered",
+        help="The longest chunk as delivered: heading prefix, body and delivered reference text.",
+    ),
+    "delivered_over_size": st.column_config.NumberColumn(
+        "Delivered over L", help="Chunks that deliver more than L characters."
+    ),
     "index_ratio": st.column_config.NumberColumn(
         "Index / document",
         format="%.2f×",
@@ -41,10 +85,21 @@ INDEX_COLUMNS = {
     ),
     "heading_starts": percent("Start at a heading", "blue", "Chunks that begin at a heading line."),
     "over_size": st.column_config.NumberColumn(
-        "Over size", help="Chunks whose body is longer than L."
+        "Over size", help="Chunks whose body is longer than L (a heading line longer than L)."
+    ),
+    "long_units": st.column_config.NumberColumn(
+        "Long sentences",
+        help="Sentences (rows, code blocks) longer than L, split at clause punctuation or "
+        "between words so that every body fits.",
+    ),
+    "split_evidence": st.column_config.NumberColumn(
+        "Evidence split", help="Evidence spans no chunk holds whole because such a split cut them."
     ),
     "over_budget": st.column_config.NumberColumn(
         "Never fit", help="Chunks longer than the budget in words: they can never be retrieved."
+    ),
+    "train_questions": st.column_config.NumberColumn(
+        "Trained on", help="Train questions a supervised chunker learned from (0: untrained)."
     ),
     "objective": st.column_config.NumberColumn(
         "Objective", format="%.2f", help="QES DP objective."
@@ -52,13 +107,24 @@ INDEX_COLUMNS = {
 }
 
 
+UNITS_HELP = (
+    "Sentences and heading lines: the atoms every chunker cuts on (fixed windows aside). "
+    "A chunk is whole units; a sentence longer than L is first split into pieces that fit "
+    "(counted under Long sentences)."
+)
+PROVISIONS_HELP = (
+    "Numbered rules with the text under them: each heading at level 3 or deeper, or numbered "
+    "x.y, and its units up to the next heading. The structure chunker keeps each one whole."
+)
+
+
 def corpus_summary(corpus: Corpus) -> None:
     docs = corpus.documents
     cols = st.columns(6)
     cols[0].metric("Documents", len(docs))
     cols[1].metric("Characters", f"{sum(len(d.text) for d in docs):,}")
-    cols[2].metric("Units", f"{sum(len(d.units) for d in docs):,}")
-    cols[3].metric("Provisions", f"{sum(len(d.provisions) for d in docs):,}")
+    cols[2].metric("Units", f"{sum(len(d.units) for d in docs):,}", help=UNITS_HELP)
+    cols[3].metric("Provisions", f"{sum(len(d.provisions) for d in docs):,}", help=PROVISIONS_HELP)
     cols[4].metric("Test questions", len(corpus.split("test")))
     cols[5].metric("Train questions", len(corpus.split("train")))
     if corpus.errors:
@@ -133,8 +199,9 @@ def _badge(number: int, chunk: Chunk, size: int, budget: int) -> str:
         else ""
     )
     title = (
-        f"{chunk.id}: characters {start}-{end} ({end - start} chars){parent}, "
-        f"{chunk.words} words{f', +{extra} cited excerpts' if extra else ''}"
+        f"{chunk.id}: characters {start}-{end} ({end - start} chars){parent}, delivers "
+        f"{len(chunk.text)} chars, {chunk.words} words"
+        f"{f', +{extra} cited excerpts' if extra else ''}"
         f"{'; longer than L' if end - start > size else ''}"
         f"{'; longer than the budget: can never be retrieved' if chunk.words > budget else ''}"
     )
@@ -198,7 +265,12 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
     return "".join(parts)
 
 
-STRIP_ROWS = ("headings", "parents", "chunks A", "chunks B", "evidence")
+STRIP_ROWS = ("headings", "parents", "chunks 0, 2, 4…", "chunks 1, 3, 5…", "evidence")
+STRIP_CAPTION = (
+    "Rows: heading lines; the parents that parent-child chunks deliver; the chunks, numbered "
+    "as in the map below, taking turns on two rows so that neighbours and overlaps stay "
+    "apart; the evidence spans of every question. Hover for details."
+)
 STATUS_COLORS = {"fits": "#4c6ef5", "longer than L": "#e8590c", "never fits the budget": "#c92a2a"}
 MARK_COLORS = {"headings": "#1e3a8a", "parents": "#868e96", "evidence": "#2f9e44"}
 

@@ -11,21 +11,26 @@ from lab import KS, Corpus, LabResult, leaders, ranking_depth
 
 from .draw import (
     MEASURE_COLORS,
+    UNTRAINED,
     VERDICT_COLORS,
     VERDICTS,
     config_label,
     config_order,
     md_escape,
     percent,
+    question_label,
 )
 
 MATRIX_QUESTIONS = 300  # the verdict matrix shows at most this many questions
+LABEL_CHARS = 64  # question text beside the matrix, cut at a word
 
 
 def recall_table(result: LabResult) -> pd.DataFrame:
     """One row per chunker x mode: recall with its Wilson 95% interval, gap and context size;
-    when questions carry metadata filters, recall without them too."""
+    when questions carry metadata filters, recall without them too; a supervised chunker with
+    no train question to learn from is noted untrained."""
     m = result.metrics_frame()
+    untrained = {r.chunker for r in result.runs if r.index.train_questions == 0}
     table = pd.DataFrame(
         {
             "configuration": [
@@ -44,6 +49,7 @@ def recall_table(result: LabResult) -> pd.DataFrame:
             "complete_high": m["complete_high"],
             "partial_low": m["partial_low"],
             "partial_high": m["partial_high"],
+            "note": [UNTRAINED if c in untrained else "" for c in m["chunker"]],
         }
     )
     if "complete_without_filters" in m:
@@ -278,6 +284,7 @@ def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "question": frame["question"],
+            "label": frame["question"].map(lambda q: question_label(q, text[q], LABEL_CHARS)),
             "text": frame["question"].map(text),
             "configuration": labels,
             "verdict": frame["verdict"],
@@ -300,9 +307,15 @@ def verdict_matrix() -> alt.Chart:
                 "configuration:N",
                 sort=alt.EncodingSortField("c_order"),
                 title=None,
-                axis=alt.Axis(labelAngle=-35, orient="top"),
+                # slanted labels sit side by side; their boxes overlap, the text does not
+                axis=alt.Axis(labelAngle=-45, orient="top", labelOverlap=False),
             ),
-            y=alt.Y("question:N", sort=alt.EncodingSortField("q_order"), title=None),
+            y=alt.Y(
+                "label:N",
+                sort=alt.EncodingSortField("q_order"),
+                title=None,
+                axis=alt.Axis(labelLimit=420),
+            ),
             color=alt.Color(
                 "verdict:N",
                 scale=alt.Scale(domain=list(VERDICTS), range=list(VERDICT_COLORS)),

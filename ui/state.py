@@ -1,14 +1,15 @@
 """The shared sidebar: every setting is a widget bound to the URL, read back as one ``Settings``.
 
 Each widget's ``key`` is its query parameter, set with ``bind="query-params"``
-(``?size=600&budget=80&chunker=structure&chunker=qes-dp&question=q07``). Streamlit seeds a bound
-widget from the URL on page load, writes changes back, leaves default values out, and silently
-drops a value the widget cannot take. :func:`url_notices` names what it dropped, so a pasted link
-that falls back to defaults says why.
+(``?size=600&budget=80&chunker=structure&chunker=qes-dp``). Streamlit seeds a bound widget from
+the URL on page load, writes changes back, leaves default values out, and silently drops a value
+the widget cannot take. Before that, :func:`ui.links.enforce` brings the link's values within
+what the widgets take; :func:`url_notices` names what was changed or dropped, so a pasted link
+that falls back to defaults says why. The question (listed with its text) and the stored corpus
+(``?question=q07&corpus_id=…``) are parameters written by hand.
 
-Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) is offered only
-where ``lab.embed.dense_status()`` says it can run; elsewhere the sidebar names the one command
-that enables it.
+Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) is the group of
+:mod:`ui.dense`; the link's rules and the parameters no widget binds are :mod:`ui.links`.
 """
 
 from __future__ import annotations
@@ -16,50 +17,75 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
-from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.pages_manager import PagesManager
 
-from lab import CHUNKERS, DEFAULT_CHUNKERS, LEXICAL_MODES, MODES, SPLITS, LabConfig, embed
-from lab.rerank import DEFAULT_RERANKER, can_download
+from lab import (
+    CHUNKERS,
+    DEFAULT_CHUNKERS,
+    LEXICAL_MODES,
+    MODES,
+    REFERENCE_PLACEMENTS,
+    SPLITS,
+    LabConfig,
+    Question,
+    embed,
+    reference_placement,
+)
+from lab.rerank import DEFAULT_RERANKER
 
-from . import cache
-from .draw import md_escape
+from . import cache, cluster, corpus_input, dense, links
+from .dense import RERANK_TOP_RANGE
+from .draw import md_escape, question_label
 
-BIND = "query-params"
+BIND = links.BIND
 SIZE_RANGE = (100, 4000)
 BUDGET_RANGE = (10, 1000)
-RERANK_TOP_RANGE = (1, 200)
 SETTINGS_KEY = "settings"
 URL_KEY = "url_at_load"  # the query parameters of the session's first run; {} on later runs
 NOTICES_KEY = "url_notices"
 LINK_KEY = "link_params"  # page-level bound widgets' values, for the share link
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
-DOWNLOAD_KEY = "download_reranker_now"  # the user asked to fetch the hub reranker
+FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page loads
 
 NEEDS_DENSE = "needs dense=true"
 EXPECTED = {
-    "corpus": "a corpus of this session (a pasted corpus is not part of a link)",
+    "corpus": f"{cache.HANDBOOK}, or {cache.USER} with the corpus_id of a corpus kept on this "
+    "server",
     "chunker": "one or more of " + ", ".join(CHUNKERS),
     "mode": "some of " + ", ".join(MODES),
     "size": f"a whole number of characters from {SIZE_RANGE[0]} to {SIZE_RANGE[1]}",
     "budget": f"a whole number of words from {BUDGET_RANGE[0]} to {BUDGET_RANGE[1]}",
     "split": "one of " + ", ".join(SPLITS),
     "headers": "true or false",
-    "resolve_refs": "true or false",
+    "refs": "one of " + ", ".join(REFERENCE_PLACEMENTS),
     "dense": "true or false",
     "late": f"true or false; {NEEDS_DENSE}",
     "rerank": f"true or false; {NEEDS_DENSE}",
-    "rerank_model": f"a cross-encoder name or folder; {NEEDS_DENSE}",
+    "rerank_model": "a model hub id or the name of a folder in the app's models directory; "
+    + NEEDS_DENSE,
     "rerank_top": f"a whole number from {RERANK_TOP_RANGE[0]} to {RERANK_TOP_RANGE[1]}; "
     + NEEDS_DENSE,
     "question": "a question id of the chosen corpus and split",
 }
-NUMBERS = {"size", "budget", "rerank_top"}
-FLAGS = {"headers", "resolve_refs", "dense", "late", "rerank"}
+NUMBERS = {  # the Compare page's B binds b_size and b_budget
+    "size": SIZE_RANGE,
+    "budget": BUDGET_RANGE,
+    "rerank_top": RERANK_TOP_RANGE,
+    "b_size": SIZE_RANGE,
+    "b_budget": BUDGET_RANGE,
+}
+MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
+FLAGS = {"headers", "dense", "late", "rerank"}
+OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
+REFS_HELP = (
+    "Where the text of a provision cited by number goes (structure and parent-child chunks). "
+    "**delivered**: appended to the chunk, so it reaches the context and counts against the "
+    "budget. **index-only**: retrieval and the graph use it, the context does not carry it. "
+    "**off**: nowhere, and no reference edges in the chunk graph."
+)
 
 
 def chunker_options(dense: bool) -> list[str]:
@@ -99,19 +125,21 @@ class Settings:
     budget: int = LabConfig.budget
     split: str = LabConfig.split
     headers: bool = LabConfig.headers
-    resolve_refs: bool = LabConfig.resolve_refs
+    refs: str = LabConfig.refs
     dense: bool = False
     late: bool = LabConfig.late
     rerank: bool = False
     rerank_model: str = DEFAULT_RERANKER
     rerank_top: int = LabConfig.rerank_top
     question: str | None = None
+    corpus_id: str | None = None  # the store digest of the user's corpus shown, when kept
+    rerank_source: str | None = None  # the folder the chosen reranker was loaded from
     rerank_problem: str | None = None  # why the chosen reranker cannot be had: it is not used
 
     @property
     def reranker(self) -> str | None:
-        """The cross-encoder in use, or None."""
-        return self.rerank_model if self.rerank and not self.rerank_problem else None
+        """The name of the cross-encoder in use, or None."""
+        return self.rerank_model if self.rerank and self.rerank_source else None
 
     @property
     def config(self) -> LabConfig:
@@ -122,7 +150,7 @@ class Settings:
             budget=self.budget,
             split=self.split,
             headers=self.headers,
-            resolve_refs=self.resolve_refs,
+            refs=self.refs,
             dense=embed.DEFAULT_MODEL if self.dense else None,
             late=self.late,
             rerank=self.reranker,
@@ -139,13 +167,14 @@ class Settings:
             "budget": [str(self.budget)],
             "split": [self.split],
             "headers": [str(self.headers).lower()],
-            "resolve_refs": [str(self.resolve_refs).lower()],
+            "refs": [self.refs],
             "dense": [str(self.dense).lower()],
             "late": [str(self.late).lower()],
             "rerank": [str(self.rerank).lower()],
             "rerank_model": [self.rerank_model],
             "rerank_top": [str(self.rerank_top)],
             "question": [self.question] if self.question else [],
+            "corpus_id": [self.corpus_id] if self.corpus_id else [],
         }
 
     def link_params(self) -> dict[str, list[str]]:
@@ -174,17 +203,46 @@ def _accepted(key: str, given: str, used: Sequence[str]) -> bool:
     return given in used
 
 
-def _shown(text: str, limit: int = 40) -> str:
-    return md_escape(text if len(text) <= limit else text[: limit - 1] + "…")
+def _shown(text: str) -> str:
+    return md_escape(links.shown(text))
+
+
+def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str:
+    """What cleaning the link (:func:`links.clean`) changed, in words."""
+    given = ", ".join(_shown(v) for v in fix.given)
+    now = md_escape(fix.used) if fix.used is not None else None
+    if fix.key in EXPECTED:
+        expect = expected(fix.key, dense_ok, settings.dense)
+    else:  # a number another part of the app binds (NUMBERS is open to any parameter)
+        low, high = NUMBERS.get(fix.key, ("?", "?"))
+        expect = f"a whole number from {low} to {high}"
+    if fix.why == "repeated":
+        return (
+            f"The link gives **{fix.key}** {len(fix.given)} times ({given}): a setting takes "
+            f"one value, so the last one counts: **{now}**."
+        )
+    if fix.why == "not a number":
+        default = ", ".join(md_escape(v) for v in settings.params().get(fix.key, []))
+        default = default or "its default"
+        return (
+            f"Ignored **{fix.key}={given}** from the link: expected {expect}. Using **{default}**."
+        )
+    verb = "Clamped" if fix.why == "clamped" else "Rounded"
+    return f"{verb} **{fix.key}={given}** from the link to **{now}**: expected {expect}."
 
 
 def url_notices(
-    url: Mapping[str, Sequence[str]], settings: Settings, dense_ok: bool = True, prefix: str = ""
+    url: Mapping[str, Sequence[str]],
+    settings: Settings,
+    dense_ok: bool = True,
+    prefix: str = "",
+    fixes: Sequence[links.Fix] = (),
 ) -> list[str]:
-    """One message per setting whose value in the loaded URL was not taken; with ``prefix``,
-    only the parameters named ``prefix`` + a setting (the Compare page's ``b_size``...)."""
+    """One message per change cleaning made to the loaded URL, and per setting whose value in
+    the (cleaned) URL was not taken; with ``prefix``, only the parameters named ``prefix`` + a
+    setting (the Compare page's ``b_size``...)."""
     used = settings.params()
-    notices = []
+    notices = [fix_notice(fix, settings, dense_ok) for fix in fixes]
     for key, given in url.items():
         name = key.removeprefix(prefix)
         if name not in EXPECTED or not key.startswith(prefix):
@@ -203,10 +261,13 @@ def url_notices(
 
 def sidebar() -> Settings:
     """Draw the shared sidebar (once per run, from the entry point) and return its settings."""
+    fixes = links.enforce(NUMBERS, MULTI)
     first_run = NOTICES_KEY not in st.session_state
+    old_refs = read_old_refs() if first_run else []
     url = {k: st.query_params.get_all(k) for k in st.query_params} if first_run else {}
     st.session_state[URL_KEY] = url
     st.session_state[LINK_KEY] = {}
+    reopened = corpus_input.from_link() if first_run else None
     with st.sidebar:
         st.subheader("Experiment")
         corpus_name = st.selectbox("Corpus", cache.corpus_names(), key="corpus", bind=BIND)
@@ -220,6 +281,7 @@ def sidebar() -> Settings:
             help="Score the test questions, the train questions (the QES chunkers learn from "
             "these), or all of them.",
         )
+        question = _question_picker(corpus.split(split) if corpus else (), first_run)
         methods = st.container()  # chunkers and modes, drawn once the dense toggle is read
         size = st.number_input(
             "Chunk size L (characters)",
@@ -244,55 +306,23 @@ def sidebar() -> Settings:
             bind=BIND,
             help="Prefix every chunk with the heading path of each provision it touches.",
         )
-        refs = st.toggle(
-            "Resolve cross-references",
-            value=LabConfig.resolve_refs,
-            key="resolve_refs",
+        refs = st.radio(
+            "Cross-references",
+            REFERENCE_PLACEMENTS,
+            horizontal=True,
+            key="refs",
             bind=BIND,
-            help="Append cited provisions to structure chunks; add reference edges "
-            "to the chunk graph.",
+            help=REFS_HELP,
         )
-        choice = _dense_group()
+        choice = dense.group()
         notes = st.container()
-        questions = corpus.split(split)
-        question = st.selectbox(
-            "Question",
-            [q.id for q in questions],
-            key="question",
-            bind=BIND,
-            help="The question the drill-down and graph pages explain.",
-        )
-        if question is not None:
-            text = next(q.question for q in questions if q.id == question)
-            st.caption(md_escape(text))
+        st.caption(cluster.where())
     with methods:
         chunkers, modes = _method_widgets(choice.on)
-    problem = _load(embed.DEFAULT_MODEL, cache.embedder_problem) if choice.on else None
-    if problem:
-        notes.error(f"Dense retrieval is off: {md_escape(problem)}", icon=":material/block:")
-        choice = choice.off()
-    rerank_problem = _load(choice.rerank_model, cache.reranker_problem) if choice.rerank else None
-    if rerank_problem:
-        notes.warning(
-            f"Reranking is off: {md_escape(rerank_problem)}. Enter a local cross-encoder folder, "
-            "or download the hub model.",
-            icon=":material/warning:",
-        )
-        if can_download(choice.rerank_model):
-            notes.button(
-                "Download the reranker from the hub",
-                key="download_reranker",
-                on_click=st.session_state.__setitem__,
-                args=(DOWNLOAD_KEY, True),
-            )
-        if st.session_state.pop(DOWNLOAD_KEY, False):
-            with st.spinner(f"Downloading {choice.rerank_model}…"):
-                failed = cache.download_reranker(choice.rerank_model)
-            if failed:
-                notes.error(f"Download failed: {md_escape(failed)}", icon=":material/block:")
-            else:
-                st.rerun()
+    choice = dense.check(choice, notes)
     offered = chunker_options(choice.on)
+    corpus_id = cache.user_corpus_id() if corpus_name == cache.USER else None
+    links.sync(corpus_input.CORPUS_ID, [corpus_id] if corpus_id else [])
     settings = Settings(
         corpus=corpus_name,
         chunkers=tuple(c for c in offered if c in chunkers)
@@ -302,19 +332,75 @@ def sidebar() -> Settings:
         budget=int(budget),
         split=split,
         headers=headers,
-        resolve_refs=refs,
+        refs=refs,
         dense=choice.on,
         late=choice.late,
         rerank=choice.rerank,
         rerank_model=choice.rerank_model,
         rerank_top=choice.rerank_top,
         question=question,
-        rerank_problem=rerank_problem,
+        corpus_id=corpus_id,
+        rerank_source=choice.rerank_source,
+        rerank_problem=choice.rerank_problem,
     )
-    if first_run:
-        st.session_state[NOTICES_KEY] = url_notices(url, settings, choice.available)
+    if first_run:  # a corpus the link names but the store lost is said once, not twice
+        checked = {k: v for k, v in url.items() if not (reopened and k == "corpus")}
+        st.session_state[NOTICES_KEY] = (
+            ([reopened] if reopened else [])
+            + url_notices(checked, settings, choice.available, fixes=fixes)
+            + old_refs
+        )
     st.session_state[SETTINGS_KEY] = settings
     return settings
+
+
+def read_old_refs(prefix: str = "", current: str = LabConfig.refs) -> list[str]:
+    """A link from before reference placements says ``resolve_refs=true|false`` (B of the
+    Compare page: ``b_resolve_refs``): read false as ``refs=off`` and true as ``current``
+    resolved, "delivered" where ``current`` is off (a ``refs`` value in the same link wins).
+    The notice for any other value."""
+    old_key, key = f"{prefix}resolve_refs", f"{prefix}refs"
+    old = st.query_params.get_all(old_key)
+    if not old:
+        return []
+    del st.query_params[old_key]
+    flag = OLD_REFS.get(old[-1].strip().lower())
+    if flag is None:
+        using = st.query_params.get(key)
+        return [
+            f"Ignored **{old_key}={_shown(old[-1])}** from the link: expected true or false "
+            f"(now **{key}**: {', '.join(REFERENCE_PLACEMENTS)}). Using "
+            f"**{using if using in REFERENCE_PLACEMENTS else current}**."
+        ]
+    if key not in st.query_params:
+        st.session_state[key] = reference_placement(current, flag)
+    return []
+
+
+def _question_picker(questions: Sequence[Question], first_run: bool) -> str | None:
+    """The question the drill-down and graph pages explain, listed by id and text.
+
+    A bound selectbox writes its options' labels to the URL, so this one is bound by hand:
+    seeded from the link on the session's first run (or when the browser goes back or
+    forward), its id written to ``?question=``."""
+    ids = [q.id for q in questions]
+    given = st.query_params.get_all("question") if first_run else links.changed_outside("question")
+    if given and given[-1] in ids:
+        st.session_state["question"] = given[-1]
+    elif st.session_state.get("question") not in ids:  # a question of another split or corpus
+        st.session_state.pop("question", None)
+    labels = {q.id: question_label(q.id, q.question) for q in questions}
+    question = st.selectbox(
+        "Question",
+        ids,
+        key="question",
+        format_func=labels.__getitem__,
+        help="The question the drill-down and graph pages explain.",
+    )
+    links.sync("question", [question] if question else [])
+    if question is not None:
+        st.caption(md_escape(next(q.question for q in questions if q.id == question)))
+    return question
 
 
 def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:
@@ -353,93 +439,46 @@ def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:
     return chunkers, modes
 
 
-class DenseChoice(NamedTuple):
-    """What the dense retrieval group says: whether dense is available here and on, late
-    chunking, and the reranker."""
-
-    available: bool
-    on: bool = False
-    late: bool = False
-    rerank: bool = False
-    rerank_model: str = DEFAULT_RERANKER
-    rerank_top: int = LabConfig.rerank_top
-
-    def off(self) -> DenseChoice:
-        return self._replace(on=False, late=False, rerank=False)
-
-
-def _dense_group() -> DenseChoice:
-    """The dense retrieval widgets; the reranker's only while dense is on."""
-    st.subheader("Dense retrieval")
-    available, status = embed.dense_status()
-    on = st.toggle(
-        f"Dense embeddings ({embed.DEFAULT_MODEL})",
-        value=False,
-        key="dense",
-        bind=BIND,
-        disabled=not available,
-        help="Embed every chunk and question with a sentence-transformers model: adds the dense "
-        "and hybrid modes and the chunkers that need embeddings, and seeds graph mode from "
-        "the hybrid fusion.",
-    )
-    if not available:
-        st.caption(f":material/block: Unavailable here: {md_escape(status.replace('`', ''))}.")
-        st.code(embed.INSTALL_HINT, language="bash")
-        return DenseChoice(False)
-    if not on:
-        return DenseChoice(True)
-    st.caption(md_escape(status))
-    late = st.toggle(
-        "Late chunking",
-        value=LabConfig.late,
-        key="late",
-        bind=BIND,
-        help="Embed each section whole, then pool every chunk's vector from its tokens "
-        "(Günther et al., 2024), so a chunk's vector knows its context.",
-    )
-    rerank = st.toggle(
-        "Rerank (cross-encoder)",
-        value=False,
-        key="rerank",
-        bind=BIND,
-        help="A cross-encoder reorders the top N chunks of every ranking before assembly.",
-    )
-    if not rerank:
-        return DenseChoice(True, True, late)
-    model = st.text_input(
-        "Cross-encoder",
-        value=DEFAULT_RERANKER,
-        key="rerank_model",
-        bind=BIND,
-        help="A model hub name or a local folder holding a cross-encoder.",
-    )
-    top = st.number_input(
-        "Rerank the top N",
-        *RERANK_TOP_RANGE,
-        value=LabConfig.rerank_top,
-        key="rerank_top",
-        bind=BIND,
-    )
-    return DenseChoice(True, True, late, True, model.strip() or DEFAULT_RERANKER, int(top))
-
-
-def _load(model: str, problem) -> str | None:
-    """Load ``model`` (a spinner shows while it takes long); why it cannot be had, or None."""
-    with st.spinner(f"Loading {model}…"):
-        return problem(model)
-
-
-def run(page: StreamlitPage, settings: Settings) -> None:
+def run(page: StreamlitPage, settings: Settings, frame=None) -> None:
     """Run the chosen page with the share link in the sidebar: drawn first, so a page that stops
-    early still has it, and again once the page has added its own choices to it."""
+    early still has it, and again once the page has added its own choices to it. ``frame`` is
+    the entry point's placeholder page frame: it stays until the page, its modules imported,
+    draws its own (:func:`current` clears it)."""
     link = st.sidebar.empty()
     _draw_link(link, settings, page)
-    st.session_state[ENTRY_KEY] = True
+    st.session_state[FRAME_KEY] = frame
     try:
-        page.run()
+        if _corpus_ready(settings, page):
+            st.session_state[ENTRY_KEY] = True
+            page.run()
     finally:
         st.session_state[ENTRY_KEY] = False
+        _clear_frame()
     _draw_link(link, settings, page)
+
+
+def _clear_frame() -> None:
+    frame = st.session_state.pop(FRAME_KEY, None)
+    if frame is not None:
+        frame.empty()
+
+
+def _corpus_ready(settings: Settings, page: StreamlitPage) -> bool:
+    """Say what is wrong with the bundled corpus's files, if anything; False when there is no
+    corpus to show (the Your corpus page still runs, so the user can load one)."""
+    problem = cache.bundled_problem(settings.corpus)
+    missing = cache.corpus(settings.corpus) is None
+    if problem:
+        shown = st.error if missing else st.warning
+        what = "handbook" if settings.corpus == cache.HANDBOOK else f"{settings.corpus} collection"
+        shown(f"The bundled {what} is incomplete: {md_escape(problem)}.", icon=":material/error:")
+    if not missing or page.url_path == corpus_input.PAGE:
+        return True
+    st.info("Every page needs a corpus: load your own document and questions.")
+    st.page_link(
+        f"pages/{corpus_input.PAGE}.py", label="Your corpus", icon=":material/upload_file:"
+    )
+    return False
 
 
 def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:
@@ -449,7 +488,8 @@ def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:
 
 
 def current() -> Settings:
-    """The settings the sidebar produced in this run.
+    """The settings the sidebar produced in this run; the page's modules are imported by now,
+    so the entry point's placeholder frame gives way to the page's own.
 
     When a Streamlit process's first request is a deep link to a page, Streamlit sees the
     ``pages/`` folder and runs that file on its own (its older multipage mode), skipping the
@@ -459,6 +499,7 @@ def current() -> Settings:
     if not st.session_state.get(ENTRY_KEY):
         PagesManager.uses_pages_directory = False
         st.rerun()
+    _clear_frame()
     return st.session_state[SETTINGS_KEY]
 
 
@@ -495,6 +536,22 @@ def page_selectbox(
     return value
 
 
+def page_pills(label: str, options: Sequence[str], *, key: str, **kwargs) -> list[str]:
+    """Page-level multi-choice pills bound to the URL under ``key`` (all chosen by default),
+    checked like the sidebar's."""
+    chosen = st.pills(
+        label, options, selection_mode="multi", default=list(options), key=key, bind=BIND, **kwargs
+    )
+    unknown = [v for v in st.session_state.get(URL_KEY, {}).get(key, []) if v and v not in options]
+    if unknown:  # an empty value is a link with nothing chosen
+        bad = ", ".join(f"{key}={_shown(v)}" for v in unknown)
+        using = ", ".join(md_escape(v) for v in chosen) or "none"
+        st.warning(f"Ignored **{bad}** from the link. Using **{using}**.")
+    if list(chosen) != list(options):
+        st.session_state[LINK_KEY][key] = list(chosen) or [""]
+    return list(chosen)
+
+
 def keep_in_link(key: str, values: list[str]) -> None:
     """Carry a page-level setting in the share link (values off their defaults only)."""
     st.session_state[LINK_KEY][key] = values
@@ -517,7 +574,5 @@ def show_notices() -> None:
 
 def share_link(settings: Settings, url_path: str) -> str:
     """The full URL of the current view: page, settings and page-level choices."""
-    base = st.context.url or f"/{url_path}"
-    params = settings.link_params() | st.session_state.get(LINK_KEY, {})
-    query = urlencode(params, doseq=True)
-    return f"{base.split('?')[0]}?{query}" if query else base
+    base = links.page_url(st.context.url, st.get_option("server.baseUrlPath"), url_path)
+    return links.with_query(base, settings.link_params() | st.session_state.get(LINK_KEY, {}))

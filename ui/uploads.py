@@ -4,7 +4,8 @@ The files are kept in the session (``yc_files``: name -> text; ``yc_manifest``: 
 name and text) until the user clears them, so they survive visits to other pages like the text
 areas do. A JSON file with a "documents" list is the manifest; any other JSON file is taken as
 the questions. A file that is not text, or too large, is refused with its reason and the files
-already kept stay.
+already kept stay. A loaded collection is kept in the corpus store (:mod:`ui.store`) with its
+files and manifest, so a link reopens it (:func:`restore` puts them back).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from lab import (
 )
 from lab.corpus import decode_text
 
+from . import store
 from .draw import md_escape
 
 FILES = "yc_files"
@@ -111,6 +113,15 @@ def fill_collection(folder: Path, put_questions: Callable[[str], None]) -> None:
         put_questions((folder / questions).read_text(encoding="utf-8"))
 
 
+def restore(documents: dict[str, str], listed: tuple[str, str] | None) -> None:
+    """Keep ``documents`` and the manifest ``listed`` (name and text) as the uploaded files,
+    replacing any kept before: a collection reopened from the corpus store."""
+    clear()
+    st.session_state[FILES] = dict(documents)
+    if listed is not None:
+        st.session_state[MANIFEST] = listed
+
+
 def clear() -> None:
     """Drop the kept files and manifest (a button callback)."""
     st.session_state[FILES] = {}
@@ -126,25 +137,23 @@ def kept_table() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["file", "characters"])
 
 
-def build(pasted: Source | None, qe: str | None) -> Corpus:
-    """A corpus of the kept documents and the pasted one (when it has text): as the kept
-    manifest lists them, with its types, metadata, policy and questions (``qe``, when given,
-    replaces its questions), or, without a manifest, each with its type inferred."""
-    documents = [Source(name, text) for name, text in files().items()]
-    if pasted is not None:
-        documents = [d for d in documents if d.name != pasted.name] + [pasted]
-    listed = manifest()
-    if listed is None:
-        return build_corpus(documents, qe)
-    where, text = listed
-    by_name = {d.name: d.data for d in documents}
+def build(inputs: store.Inputs) -> Corpus:
+    """The corpus ``inputs`` make: their documents as their manifest lists them, with its
+    types, metadata, policy and questions (the QE JSON, when given, replaces its questions),
+    or, without a manifest, in name order, each with its type inferred. Documents a manifest
+    does not list follow in name order."""
+    documents = [Source(name, text) for name, text in sorted(inputs.documents.items())]
+    if inputs.manifest is None:
+        return build_corpus(documents, inputs.qe)
+    where, text = inputs.manifest
+    by_name = dict(inputs.documents)
 
     def fetch(path: str) -> str | None:
         return by_name.get(path, by_name.get(PurePosixPath(path).name))
 
     listed_names = {PurePosixPath(path).name for path in _paths(text)}
     extra = [d for d in documents if PurePosixPath(d.name).name not in listed_names]
-    return build_collection(text, fetch, qe, where=where, extra=extra)
+    return build_collection(text, fetch, inputs.qe, where=where, extra=extra)
 
 
 def _paths(text: str) -> list[str]:
@@ -179,7 +188,8 @@ def draw(put_questions: Callable[[str], None]) -> None:
         st.dataframe(kept, hide_index=True)
         st.caption(
             "These files are checked together with the document pasted above (when it has "
-            "text) and the QE JSON. Without a manifest each document's type is inferred."
+            "text) and the QE JSON. Without a manifest each document's type is inferred. A "
+            "loaded collection is kept on the server with its files, so its link reopens it."
         )
         st.button("Clear the uploaded files", on_click=clear, type="tertiary")
     with st.expander("collection.json format"):

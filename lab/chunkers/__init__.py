@@ -20,16 +20,20 @@ from .base import (
     CHUNKERS,
     REFERENCE_CHARS,
     REFERENCE_MARK,
+    REFERENCE_PLACEMENTS,
     Chunk,
     ChunkerSpec,
     Params,
     Plan,
     Rendered,
     Training,
+    fitted_plan,
+    reference_placement,
 )
 
 __all__ = [
     "CHUNKERS",
+    "REFERENCE_PLACEMENTS",
     "Chunk",
     "ChunkerSpec",
     "Params",
@@ -37,6 +41,7 @@ __all__ = [
     "Rendered",
     "Training",
     "chunk_document",
+    "reference_placement",
 ]
 
 
@@ -81,15 +86,25 @@ def chunk_document(
     training: Training,
     *,
     headers: bool = False,
-    resolve_refs: bool = True,
+    refs: str = "delivered",
+    resolve_refs: bool | None = None,
     first_id: int = 0,
     embedder=None,
     doc_type: str = "other",
     policy=None,
 ) -> tuple[list[Chunk], Plan]:
-    """Chunk one document with a registered chunker and build each chunk's delivered text."""
-    params = Params(size, overlap, training, resolve_refs, embedder, doc_type, policy)
-    plan = CHUNKERS[chunker].plan(doc, params)
+    """Chunk one document with a registered chunker and build each chunk's delivered text.
+
+    Chunkers that cut on units see the document with every unit longer than ``size`` split
+    into pieces that fit (:func:`~lab.chunkers.base.fitted_plan`); the plan's ``cuts`` say where.
+    ``refs`` places the text of cited provisions for chunkers that resolve references:
+    "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
+    or "off"; ``resolve_refs`` is the older on/off switch (see ``reference_placement``).
+    ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
+    chooses by."""
+    refs = reference_placement(refs, resolve_refs)
+    params = Params(size, overlap, training, refs != "off", embedder, doc_type, policy)
+    plan = fitted_plan(CHUNKERS[chunker], doc, params)
     text = doc.text
     provisions = doc.provisions
     chunks = []
@@ -105,22 +120,25 @@ def chunk_document(
         )
         prefix = "".join(f"[{provisions[p].path}] " for p in named)
         cites = cited_provisions(doc, start, end)
-        parts = [prefix + text[start:end]]
-        source = [(start, end)]
+        cited, excerpts = [], []
         if plan.resolve_refs:
             for target in cites:
                 excerpt = reference_excerpt(doc, target)
                 if excerpt is None:
                     continue
                 p = provisions[target]
-                parts.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0] : excerpt[1]]}")
-                source.append(excerpt)
-        body = " ".join(parts)
+                cited.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0] : excerpt[1]]}")
+                excerpts.append(excerpt)
+        delivered = refs == "delivered"
+        body = " ".join([prefix + text[start:end], *(cited if delivered else ())])
+        source = [(start, end), *(excerpts if delivered else ())]
         search = None
         if plan.parents:
             child = tuple(p for p in touched_provisions(doc, *piece) if provisions[p].path)
             search = "".join(f"[{provisions[p].path}] " for p in child if headers)
             search += text[piece[0] : piece[1]]
+        if cited and not delivered:
+            search = " ".join([body if search is None else search, *cited])
         chunks.append(
             Chunk(
                 id=f"{chunker}-{first_id + k}",

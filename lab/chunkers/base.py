@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
-from ..parse import Document
+from ..parse import Document, Table, TableRow, Unit
 
 REFERENCE_CHARS = 320
 REFERENCE_MARK = "\u21b3"
+# Where the text of a cited provision goes: into the chunk and its budget, into the index only
+# (retrieval matches it, the context never carries it), or nowhere.
+REFERENCE_PLACEMENTS = ("delivered", "index-only", "off")
+
+
+def reference_placement(refs: str = "delivered", resolve_refs: bool | None = None) -> str:
+    """The placement ``refs`` names, with the older on/off switch ``resolve_refs`` applied when
+    given: False means "off"; True keeps ``refs``, or "delivered" where ``refs`` is "off"."""
+    if refs not in REFERENCE_PLACEMENTS:
+        raise ValueError(f"refs must be one of {', '.join(REFERENCE_PLACEMENTS)}, got {refs!r}")
+    if resolve_refs is None:
+        return refs
+    if not resolve_refs:
+        return "off"
+    return "delivered" if refs == "off" else refs
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,9 +33,11 @@ class Chunk:
     """A retrievable piece of a document.
 
     ``source`` lists the ``[start, end)`` ranges of the document whose text ``text`` contains:
-    first the body, then any resolved reference text. ``text[len(prefix):]`` starts with
+    first the body, then any delivered reference text. ``text[len(prefix):]`` starts with
     ``document.text[source[0][0]:source[0][1]]``. ``words`` counts whitespace-separated words of
-    ``text`` (prefix and references included): it is what the context budget counts.
+    ``text`` (prefix and delivered references included): it is what the context budget counts.
+    ``search`` is what retrieval matches instead of ``text``, when it differs: parent-child's
+    child, and references placed in the index only (appended there, not delivered).
     """
 
     id: str
@@ -30,7 +49,7 @@ class Chunk:
     prefix_provisions: tuple[int, ...]  # provisions named in the prefix
     cites: tuple[int, ...]  # provisions the body cites (resolved cross-references)
     words: int
-    search: str | None = None  # what retrieval matches when it differs from ``text`` (parent-child)
+    search: str | None = None  # what retrieval matches when it differs from ``text``
     search_source: tuple[int, int] | None = None  # the range ``search`` was cut from
     # Where pieces of the document sit in ``text`` when its source ranges are not laid out
     # verbatim: ``(start, end, position in text)`` (table rows: each cell after its column name).
@@ -71,6 +90,16 @@ class Training:
         """For each multi-evidence question, the unit range its whole evidence needs."""
         return tuple(
             (min(s[0] for s in q), max(s[1] for s in q)) for q in self.questions if len(q) > 1
+        )
+
+    def renumbered(self, first_piece: tuple[int, ...]) -> Training:
+        """The same evidence over pieces: unit ``u`` became pieces ``first_piece[u]`` to
+        ``first_piece[u + 1] - 1``."""
+        return Training(
+            tuple(
+                tuple((first_piece[a], first_piece[b + 1] - 1) for a, b in q)
+                for q in self.questions
+            )
         )
 
 
@@ -117,6 +146,7 @@ class Plan:
     resolve_refs: bool = False  # structure chunks append referenced provisions' text
     parents: tuple[tuple[int, int], ...] | None = None
     rendered: Mapping[int, Rendered] | None = None
+    cuts: tuple[int, ...] = ()  # where units longer than L were split (piece ends)
 
 
 @dataclass(frozen=True)
@@ -129,6 +159,8 @@ class ChunkerSpec:
     order: int = 0
     dense: bool = False  # needs an embedder
     overlap: bool = False  # uses the overlap parameter
+    units: bool = True  # cuts on units (a unit longer than L is split into pieces first)
+    rows: bool = False  # renders table rows itself: they reach it whole, however long
 
 
 CHUNKERS: dict[str, ChunkerSpec] = {}
@@ -143,15 +175,19 @@ def register(
     supervised: bool = False,
     dense: bool = False,
     overlap: bool = False,
+    units: bool = True,
+    rows: bool = False,
 ):
     """Register a planner ``plan(doc, params) -> Plan``.
 
     ``order`` places the chunker in listings (simplest first); ``dense`` chunkers need an
-    embedder; ``overlap`` chunkers use the overlap parameter."""
+    embedder; ``overlap`` chunkers use the overlap parameter; ``units`` chunkers cut on unit
+    boundaries and are given a document whose units all fit in ``L`` (:func:`fit_units`), but
+    for the table rows of a ``rows`` chunker, which splits those itself."""
 
     def wrap(fn):
         CHUNKERS[name] = ChunkerSpec(
-            name, label, description, fn, supervised, order, dense, overlap
+            name, label, description, fn, supervised, order, dense, overlap, units, rows
         )
         ordered = sorted(CHUNKERS.values(), key=lambda spec: spec.order)
         CHUNKERS.clear()
@@ -194,3 +230,120 @@ def pack_units(
     if a < stop:
         runs.append((a, stop))
     return runs
+
+
+_CLAUSE_END = re.compile(r"[,;:]+[\"'\u201d\u2019)\]]*(?=\s)|(?<=\s)[\u2013\u2014-](?=\s)")
+_SPACE = re.compile(r"\s+")
+_LINE_BREAK = re.compile(r"\n")
+_CELL_BAR = re.compile(r"(?<!\\)(?=\|)")  # just before a table row's cell separator
+
+
+def split_long(text: str, start: int, end: int, size: int, kind: str = "sentence") -> list[int]:
+    """Where to cut ``text[start:end]`` so that no piece is longer than ``size``: piece ends, in
+    order (the last is ``end``); the next piece starts at the next non-space character.
+
+    Cuts fall, by preference, at line breaks (code blocks only) or before a cell's ``|`` (table
+    rows only), after clause punctuation (``,;:`` or a spaced dash), then between words, each
+    time as close as possible to an even share of what is left, and never in the first half of
+    a piece when a line break, a cell or punctuation is the reason; a single word longer than
+    ``size`` is cut at ``size``. Linear in the length."""
+    ends: list[int] = []
+    first = {"code": [_LINE_BREAK], "row": [_CELL_BAR]}.get(kind, [])
+    preferences = [*first, _CLAUSE_END]
+    while end - start > size:
+        share = (end - start) / -(-(end - start) // size)  # an even share of the pieces left
+        target = start + share
+        cut = None
+        for pattern in preferences:
+            found = [m.end() for m in pattern.finditer(text, start + size // 2, start + size + 1)]
+            found = [c for c in found if start < c <= start + size]
+            if found:
+                cut = min(found, key=lambda c: (abs(c - target), -c))
+                break
+        if cut is None:
+            gaps = [m.start() for m in _SPACE.finditer(text, start + 1, start + size + 1)]
+            gaps = [g for g in gaps if g > start]
+            cut = min(gaps, key=lambda g: (abs(g - target), -g)) if gaps else start + size
+        text_end = cut
+        while text_end > start and text[text_end - 1].isspace():
+            text_end -= 1
+        ends.append(text_end)
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    ends.append(end)
+    return ends
+
+
+class Fit(NamedTuple):
+    """A document whose units fit in ``L``: ``cuts`` are the piece ends where a longer unit was
+    split, and unit ``u`` of the original became pieces ``first_piece[u]`` to
+    ``first_piece[u + 1] - 1``."""
+
+    doc: Document
+    cuts: tuple[int, ...]
+    first_piece: tuple[int, ...]
+
+
+def fit_units(doc: Document, size: int, whole: Collection[int] = ()) -> Fit:
+    """``doc`` with every unit longer than ``size`` characters split into pieces that fit
+    (:func:`split_long`). Pieces keep their unit's kind, provision and block; provisions and
+    tables are renumbered to the pieces (a split table row is known by its first piece);
+    heading lines and the units ``whole`` names stay whole. The document itself comes back
+    when every unit fits."""
+    units = doc.units
+
+    def fits(u: int) -> bool:
+        unit = units[u]
+        return unit.end - unit.start <= size or unit.kind == "heading" or u in whole
+
+    if all(fits(u) for u in range(len(units))):
+        return Fit(doc, (), tuple(range(len(units) + 1)))
+    pieces: list[Unit] = []
+    first_piece: list[int] = []
+    cuts: list[int] = []
+    for i, u in enumerate(units):
+        first_piece.append(len(pieces))
+        if fits(i):
+            pieces.append(u)
+            continue
+        start = u.start
+        ends = split_long(doc.text, u.start, u.end, size, u.kind)
+        for end in ends:
+            pieces.append(Unit(start, end, u.kind, u.provision, u.block))
+            start = end
+            while start < u.end and doc.text[start].isspace():
+                start += 1
+        cuts.extend(ends[:-1])
+    first_piece.append(len(pieces))
+
+    def moved(p):
+        heading = None if p.heading is None else first_piece[p.heading]
+        return replace(p, heading=heading, first=first_piece[p.first], stop=first_piece[p.stop])
+
+    def row(r: TableRow | None) -> TableRow | None:
+        return None if r is None else replace(r, unit=first_piece[r.unit])
+
+    fitted = replace(
+        doc,
+        units=tuple(pieces),
+        provisions=tuple(moved(p) for p in doc.provisions),
+        unit_starts=tuple(u.start for u in pieces),
+        tables=tuple(Table(row(t.header), tuple(map(row, t.rows))) for t in doc.tables),
+    )
+    return Fit(fitted, tuple(cuts), tuple(first_piece))
+
+
+def fitted_plan(spec: ChunkerSpec, doc: Document, params: Params) -> Plan:
+    """``spec``'s plan of ``doc``. A chunker that cuts on units plans the document
+    :func:`fit_units` makes (training evidence renumbered to its pieces), and the plan's
+    ``cuts`` say where long units were split, its own cuts (a ``rows`` chunker's long rows)
+    included."""
+    if not spec.units:
+        return spec.plan(doc, params)
+    whole = {r.unit for t in doc.tables for r in (t.header, *t.rows) if r is not None}
+    fitted, cuts, first_piece = fit_units(doc, params.size, whole if spec.rows else ())
+    if not cuts:
+        return spec.plan(doc, params)
+    plan = spec.plan(fitted, replace(params, training=params.training.renumbered(first_piece)))
+    return replace(plan, cuts=tuple(sorted({*cuts, *plan.cuts})))

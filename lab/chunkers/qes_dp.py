@@ -2,12 +2,13 @@
 
 Zhao et al., "QESChunker: A Single Objective Unifies Overlapping and Non-Overlapping Chunking
 for RAG" (2026). ``u(j, i) = #spans inside [j, i) + #multi-evidence questions whole inside - mu``
-and ``best[i] = max_{j < i, span(j, i) <= L} best[j] + u(j, i)``.
+and ``best[i] = max_{j < i, span(j, i) <= L} best[j] + u(j, i)``, in exact arithmetic.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from fractions import Fraction
 
 from ..parse import Document
 from .base import Params, Plan, Training, register, unit_span
@@ -30,13 +31,21 @@ def items_by_first(training: Training, n: int) -> list[list[int]]:
 def segment(
     doc: Document, size: int, training: Training, mu: float = MU
 ) -> tuple[list[tuple[int, int]], float]:
-    """Optimal unit segmentation ``[(j, i), ...]`` and its objective value."""
+    """Optimal unit segmentation ``[(j, i), ...]`` and its objective value.
+
+    The objective is computed exactly: ``mu`` is read as the decimal it is written as (0.05 is
+    1/20) and every value is an integer multiple of its denominator, so equal objectives are
+    equal and no float rounding picks between them. Ties go to the later cut: among optimal
+    segmentations, the one whose last chunk starts latest, then the same for the chunks before
+    it."""
     units = doc.units
     n = len(units)
     if n == 0:
         return [], 0.0
+    exact = Fraction(str(mu))
+    scale, cost = exact.denominator, exact.numerator
     buckets = items_by_first(training, n)
-    best = [0.0] + [float("-inf")] * n
+    best: list[int | None] = [0] + [None] * n
     arg = [0] * (n + 1)
     for i in range(1, n + 1):
         end = units[i - 1].end
@@ -46,15 +55,15 @@ def segment(
                 break
             if buckets[j]:
                 inside += bisect_left(buckets[j], i)
-            value = best[j] + inside - mu
-            if value > best[i]:
+            value = best[j] + scale * inside - cost
+            if best[i] is None or value > best[i]:  # strict: the first (latest) j keeps a tie
                 best[i], arg[i] = value, j
     cuts = []
     i = n
     while i > 0:
         cuts.append((arg[i], i))
         i = arg[i]
-    return cuts[::-1], best[n]
+    return cuts[::-1], best[n] / scale
 
 
 @register(

@@ -13,6 +13,7 @@ from .base import Params, Plan, pack_units, register, unit_span
     "the end of the text.",
     order=1,
     overlap=True,
+    units=False,
 )
 def fixed(doc: Document, p: Params) -> Plan:
     n, size = len(doc.text), p.size
@@ -25,8 +26,9 @@ def fixed(doc: Document, p: Params) -> Plan:
 @register(
     "sentence",
     "Sentence window",
-    "Whole sentences packed up to L characters; the next window starts with up to `overlap` "
-    "characters of the previous one's trailing sentences.",
+    "Whole sentences packed up to L characters (one longer than L is split at clause "
+    "punctuation or between words); the next window starts with up to `overlap` characters of "
+    "the previous one's trailing sentences.",
     order=2,
     overlap=True,
 )

@@ -1,0 +1,133 @@
+"""Cold start and page switches as a user sees them, in Debian's Chromium at 1440x900.
+
+Starts ``streamlit run streamlit_app.py`` and, from the moment the process starts, times: the
+server answering its health check, the navigation drawn, the page title drawn, the sidebar
+drawn, and the page finished (its chart drawn, the script idle). Then, on the warm server, the
+median time from clicking each page in the navigation to that page's title and to the page
+finished. ``python benchmarks/bench_cold_start.py [REPEATS] [FOLDER ...]`` (default 3 cold starts
+of the app in this checkout; FOLDERs time other checkouts of it, such as an older commit, taking
+turns with each other).
+"""
+
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests")]
+
+from app_support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+WAIT_MS = 180_000
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+PAGES = ("Recall tables", "Sweep charts", "Question drill-down", "Chunk graph", "Your corpus")
+GOAL_FIRST_PAGE = 3.0  # seconds from server start to the first page (issue 8)
+GOAL_SWITCH = 0.5  # seconds per page switch (issue 8)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(base: str, process: subprocess.Popen) -> None:
+    while process.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
+                if response.read() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("streamlit exited")
+
+
+def _finished(page) -> None:
+    for _ in range(2):  # a rerun may start right after the first one ends
+        page.wait_for_timeout(150)
+        page.locator(IDLE).wait_for(timeout=WAIT_MS)
+
+
+def cold_start(browser, root: Path = ROOT) -> dict[str, float]:
+    """Seconds from the server process starting to each milestone of the first page."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [
+        sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
+        "--server.headless", "true", "--server.port", str(port),
+    ]  # fmt: skip
+    with tempfile.TemporaryFile() as log:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=root, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _healthy(base, process)
+            marks = {"server up": time.perf_counter() - start}
+            page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+            page.goto(base)
+            page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=WAIT_MS)
+            marks["navigation drawn"] = time.perf_counter() - start
+            page.get_by_role("heading", name="Index overview", level=1).wait_for(timeout=WAIT_MS)
+            marks["page title drawn"] = time.perf_counter() - start
+            sidebar = page.locator('[data-testid="stSidebar"]').get_by_text("Experiment")
+            sidebar.wait_for(timeout=WAIT_MS)
+            marks["sidebar drawn"] = time.perf_counter() - start
+            page.locator('[data-testid="stVegaLiteChart"]').first.wait_for(timeout=WAIT_MS)
+            _finished(page)
+            marks["page finished"] = time.perf_counter() - start
+            marks |= page_switches(page)
+            page.context.close()
+            return marks
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def page_switches(page) -> dict[str, float]:
+    """Median seconds from a click in the navigation to the page's title, and to it finished,
+    over every page visited twice (the second visit is warm)."""
+    titles, done = [], []
+    for _ in range(2):
+        for title in (*PAGES, "Index overview"):
+            t0 = time.perf_counter()
+            page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+            page.get_by_role("heading", name=title, level=1).wait_for(timeout=WAIT_MS)
+            titles.append(time.perf_counter() - t0)
+            _finished(page)
+            done.append(time.perf_counter() - t0 - 0.3)  # less the two idle-check pauses
+    half = len(titles) // 2
+    return {
+        "switch: title (first visit)": statistics.median(titles[:half]),
+        "switch: finished (first visit)": statistics.median(done[:half]),
+        "switch: title (warm)": statistics.median(titles[half:]),
+        "switch: finished (warm)": statistics.median(done[half:]),
+    }
+
+
+def report(root: Path, runs: list[dict[str, float]]) -> None:
+    print(f"{root}: {len(runs)} cold starts")
+    print(f"{'milestone':<34}{'median s':>10}{'fastest s':>11}")
+    for key in runs[0]:
+        values = [r[key] for r in runs]
+        print(f"{key:<34}{statistics.median(values):>10.2f}{min(values):>11.2f}")
+
+
+if __name__ == "__main__":
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    roots = [Path(a).resolve() for a in sys.argv[2:]] or [ROOT]
+    runs: dict[Path, list] = {root: [] for root in roots}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for _ in range(repeats):  # checkouts in turn, so a machine's drift touches each alike
+            for root in roots:
+                runs[root].append(cold_start(browser, root))
+        browser.close()
+    for root in roots:
+        report(root, runs[root])
+    print(f"goals (issue 8): first page <= {GOAL_FIRST_PAGE} s, page switch <= {GOAL_SWITCH} s")

@@ -1,0 +1,100 @@
+"""A cold start, in a fresh interpreter each: the page frame is drawn before the engine is
+imported, a deep link does not import it twice, and the dense stack stays out until dense
+retrieval is switched on. (How long a cold start takes is measured in
+``benchmarks/bench_cold_start.py``, not here.)"""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from app_support import ROOT
+
+from lab import embed
+
+pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
+
+# Run in a fresh interpreter: an AppTest of the entry point (plain AppTest, as a fresh server
+# process sees it), optionally with the engine made unimportable, printing what was drawn.
+SCRIPT = """
+import json, sys
+sys.path[:0] = [{root!r}, {tests!r}]
+if {block_engine!r}:
+    class NoEngine:
+        def find_spec(self, name, path=None, target=None):
+            if name == "lab" or name.startswith("lab."):
+                raise ImportError("the engine is not importable here")
+    sys.meta_path.insert(0, NoEngine())
+from streamlit.testing.v1 import AppTest
+app = AppTest.from_file({entry!r}, default_timeout=120)
+app.query_params.update({query!r})
+for page in {pages!r}:
+    if page:
+        app.switch_page(page)
+    app.run()
+    print(json.dumps({{
+        "page": page,
+        "titles": [t.value for t in app.title],
+        "captions": [c.value for c in app.caption],
+        "exceptions": [e.message for e in app.exception],
+        "modules": sorted(m for m in {watch!r} if m in sys.modules),
+    }}))
+"""
+DENSE_STACK = ("torch", "sentence_transformers", "transformers")
+TITLES = {
+    "pages/recall_tables.py": "Recall tables",
+    "pages/sweep_charts.py": "Sweep charts",
+    "pages/compare.py": "Compare",
+    "pages/question_drilldown.py": "Question drill-down",
+    "pages/chunk_graph.py": "Chunk graph",
+    "pages/your_corpus.py": "Your corpus",
+    "pages/index_overview.py": "Index overview",
+}
+PAGES = (None, *TITLES)
+
+
+def fresh_run(pages, block_engine=False, query=None, watch=DENSE_STACK) -> list[dict]:
+    code = SCRIPT.format(
+        root=str(ROOT),
+        tests=str(ROOT / "tests"),
+        block_engine=block_engine,
+        entry=str(ROOT / "streamlit_app.py"),
+        query=query or {},
+        pages=list(pages),
+        watch=list(watch),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def test_the_page_frame_is_drawn_before_the_engine_is_imported():
+    (run,) = fresh_run([None], block_engine=True)
+    assert run["exceptions"]  # the engine could not be imported...
+    assert run["titles"] == ["Index overview"]  # ...yet the page's title was already drawn
+    assert any("Starting the lab" in c for c in run["captions"])
+
+
+@pytest.mark.parametrize(("page", "title"), list(TITLES.items()))
+def test_a_cold_deep_link_draws_its_frame_before_the_engine_too(page, title):
+    """A page's first import is ``ui``, which turns a cold deep link back to the entry point
+    before the page imports the engine (see ``ui/__init__.py``)."""
+    (run,) = fresh_run([page], block_engine=True)
+    assert run["titles"] == [title]
+    assert any("Starting the lab" in c for c in run["captions"])
+
+
+def test_the_dense_stack_is_imported_only_once_dense_is_switched_on():
+    runs = fresh_run(PAGES)
+    assert [r["exceptions"] for r in runs] == [[]] * len(PAGES)
+    assert [r["modules"] for r in runs] == [[]] * len(PAGES)
+    (dense,) = fresh_run([None], query={"dense": "true"}, watch=("torch",))
+    assert dense["exceptions"] == []
+    assert dense["modules"] == (["torch"] if embed.dense_status()[0] else [])

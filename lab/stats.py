@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from math import sqrt
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 CONFIDENCE = 0.95
 RESAMPLES = 10_000
@@ -26,8 +27,14 @@ def wilson_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[flo
         return 0.0, 1.0
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
+    # Newcombe (1998), the arithmetic of scipy's binomtest(k, n).proportion_ci(method="wilson")
+    # step by step (the same floats), without building a test object per call.
+    p = k / n
+    z = float(special.ndtri(0.5 + 0.5 * confidence))
+    denom = 2 * (n + z**2)
+    center = (2 * n * p + z**2) / denom
+    delta = z / denom * sqrt(4 * n * p * (1 - p) + z**2)
+    return (0.0 if k == 0 else float(center - delta)), (1.0 if k == n else float(center + delta))
 
 
 def mcnemar_exact(fixed: int, broken: int) -> float:

@@ -34,6 +34,31 @@ def top(score: np.ndarray, k: int) -> np.ndarray:
     return candidates[np.argsort(-score[candidates], kind="stable")][:k]
 
 
+def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
+    """``top(row, k)`` for every row of ``scores`` (questions x chunks), chosen for all rows at
+    once: one partition and one sort of the ``k`` candidates per row. A row whose ``k``-th best
+    positive score is tied with scores past the ``k`` chosen goes through ``top`` itself, so
+    ties stay in index order."""
+    q, n = scores.shape
+    k = min(k, n)
+    if k <= 0 or q == 0:
+        return [np.zeros(0, dtype=np.int64) for _ in range(q)]
+    if k < n:
+        candidates = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    else:
+        candidates = np.broadcast_to(np.arange(n), (q, n))
+    values = np.take_along_axis(scores, candidates, axis=1)
+    order = np.lexsort((candidates, -values), axis=-1)
+    candidates = np.take_along_axis(candidates, order, axis=1).astype(np.int64)
+    values = np.take_along_axis(values, order, axis=1)
+    taken = np.minimum(np.count_nonzero(scores > 0, axis=1), k)
+    tied = np.zeros(q, dtype=bool)
+    if k < n:
+        kth = values[:, k - 1]
+        tied = (kth > 0) & (np.count_nonzero(scores >= kth[:, None], axis=1) > k)
+    return [top(scores[j], k) if tied[j] else candidates[j, : taken[j]] for j in range(q)]
+
+
 @dataclass(frozen=True, eq=False)
 class Ranking:
     """Scores of every chunk for one question. Chunks with a positive score are offered, best
@@ -185,28 +210,34 @@ def _graph(
     proportional to their scores) and blend ``0.6 s/max(s) + 0.4 p/max(p)``; chunks a filter
     leaves out (``mask``) score 0 however much PageRank mass reaches them."""
     n, q = len(index.chunks), len(first)
+    chosen = top_rows(first, seeds)
+    seed_sets = [tuple(c.tolist()) for c in chosen]
+    rows = np.concatenate(chosen)
+    cols = np.repeat(np.arange(q), [len(c) for c in chosen])
     restart = np.zeros((n, q))
-    seed_sets = []
-    for j, row in enumerate(first):
-        chosen = top(row, seeds)
-        seed_sets.append(tuple(chosen.tolist()))
-        if len(chosen):
-            restart[chosen, j] = row[chosen] / row[chosen].sum()
+    if len(rows):
+        picked = first[cols, rows]
+        totals = np.bincount(cols, weights=picked, minlength=q)  # in seed order, like sum()
+        restart[rows, cols] = picked / totals[cols]
     mass = index.graph.pagerank(restart) if n else restart
-    dense_rows, fused_rows = _rows(dense, q), _rows(fused, q)
-    rankings = []
-    for j, row in enumerate(first):
-        if not seed_sets[j]:
-            rankings.append(
-                Ranking(np.zeros(n), bm25[j], np.zeros(n), (), dense_rows[j], fused_rows[j])
-            )
-            continue
-        p = mass[:, j]
-        score = BM25_SHARE * row / row.max() + (1 - BM25_SHARE) * p / p.max()
+    seeded = np.array([bool(c) for c in seed_sets], dtype=bool)
+    scores = np.zeros((q, n))
+    if seeded.any():
+        p = mass[:, seeded].T
+        f = first[seeded]
+        scores[seeded] = (
+            BM25_SHARE * f / f.max(axis=1)[:, None] + (1 - BM25_SHARE) * p / p.max(axis=1)[:, None]
+        )
         if mask is not None:
-            score = np.where(mask[j], score, 0.0)
-        rankings.append(Ranking(score, bm25[j], p, seed_sets[j], dense_rows[j], fused_rows[j]))
-    return rankings
+            scores = np.where(mask, scores, 0.0)
+    dense_rows, fused_rows = _rows(dense, q), _rows(fused, q)
+    zeros = np.zeros(n)
+    return [
+        Ranking(scores[j], bm25[j], mass[:, j], seed_sets[j], dense_rows[j], fused_rows[j])
+        if seed_sets[j]
+        else Ranking(zeros.copy(), bm25[j], zeros.copy(), (), dense_rows[j], fused_rows[j])
+        for j in range(q)
+    ]
 
 
 def _rerank(ranking: Ranking, question: str, index: Index, reranker, top_n: int) -> Ranking:

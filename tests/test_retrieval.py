@@ -14,7 +14,7 @@ from lab import build_corpus, build_index
 from lab.assemble import assemble
 from lab.bm25 import BM25
 from lab.graph import ChunkGraph
-from lab.retrieve import Ranking, rank
+from lab.retrieve import Ranking, rank, top_rows
 from lab.text import tokenize
 
 # The spec's numbers and names, written here so that a wrong constant in the code fails a test.
@@ -290,6 +290,21 @@ def test_flat_ranking_offers_positive_scores_best_first_ties_in_document_order()
     assert scores[0] == scores[1] > scores[2] > 0  # the longer chunk scores lower
     assert ranking.order.tolist() == [0, 1, 2]
     assert ranking.positions().tolist() == [0, 1, 2]
+
+
+def test_top_rows_of_many_questions_at_once_keep_ties_in_document_order():
+    scores = np.array(
+        [
+            [0.0, 2.0, 1.0, 2.0, 3.0],  # a tie at the cut: chunk 1 goes before chunk 3
+            [1.0, 1.0, 1.0, 1.0, 1.0],  # all tied: the first three
+            [0.0, 0.0, 0.5, 0.0, 0.0],  # one positive score: one chunk offered
+            [0.0, -1.0, 0.0, 0.0, 0.0],  # nothing positive: nothing offered
+        ]
+    )
+    assert [t.tolist() for t in top_rows(scores, 3)] == [[4, 1, 3], [0, 1, 2], [2], []]
+    assert [t.tolist() for t in top_rows(scores, 2)] == [[4, 1], [0, 1], [2], []]
+    assert [t.tolist() for t in top_rows(scores, 9)] == [[4, 1, 3, 2], [0, 1, 2, 3, 4], [2], []]
+    assert top_rows(np.zeros((2, 0)), 3)[1].tolist() == []
 
 
 def test_question_without_matching_words_offers_nothing():

@@ -51,28 +51,40 @@ def assemble(
     budget: int,
     novelty: float = NOVELTY,
     keys: Sequence[int] | None = None,
+    first: tuple[np.ndarray, int | None] | None = None,
 ) -> Context:
     """Offer chunks in ranked order: skip one that would exceed ``budget`` words (and go on: a
     smaller, lower-ranked chunk may still fit), skip one whose tokens are less than ``novelty`` new
     relative to the context so far, take the rest. Stops once no remaining chunk could fit.
     Chunks sharing a delivery key (``keys``: parent-child) are delivered once.
 
-    ``ranking`` is a :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first."""
+    ``ranking`` is a :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first.
+    ``first``: the ranking's first ``FIRST_LOOK`` chunks and the fewest words of any offered chunk
+    after them (None when none is), if already known."""
     if isinstance(ranking, np.ndarray):
         return _assemble(ranking, None, words, tokens, budget, novelty, keys)
     look = FIRST_LOOK
     while True:
-        head = ranking.head(look)
+        if first is not None and look == FIRST_LOOK:
+            head, rest_min = first
+        else:
+            head, rest_min = look_ahead(ranking, words, look)
         complete = len(head) == ranking.offered
-        rest_min = None
-        if not complete:
-            rest = ranking.score > 0
-            rest[head] = False
-            rest_min = int(words[rest].min())
         context = _assemble(head, rest_min, words, tokens, budget, novelty, keys)
         if complete or context.cut < len(head):
             return context
         look *= 4
+
+
+def look_ahead(ranking, words: np.ndarray, look: int) -> tuple[np.ndarray, int | None]:
+    """The first ``look`` chunks of ``ranking`` and the fewest words of any offered chunk after
+    them (None when there is none)."""
+    head = ranking.head(look)
+    if len(head) == ranking.offered:
+        return head, None
+    rest = ranking.score > 0
+    rest[head] = False
+    return head, int(words[rest].min())
 
 
 def _assemble(order, rest_min, words, tokens, budget, novelty, keys) -> Context:

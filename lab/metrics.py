@@ -127,9 +127,16 @@ class IndexStats:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
 
 
-def score_question(index: Index, q: Question, ranking: Ranking, context: Context) -> QuestionResult:
-    """Evidence in context, diagnosis of what missed, and ranking metrics for one question."""
-    position: dict[int, int] = {}
+def score_question(
+    index: Index,
+    q: Question,
+    ranking: Ranking,
+    context: Context,
+    positions: dict[int, int] | None = None,
+) -> QuestionResult:
+    """Evidence in context, diagnosis of what missed, and ranking metrics for one question.
+    ``positions``: the ranks of chunks holding its evidence, if already known."""
+    position: dict[int, int] = dict(positions) if positions else {}
 
     def rank_of(k: int) -> int:
         if k not in position:

@@ -7,20 +7,25 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
+from weakref import WeakKeyDictionary
 
+import numpy as np
 import pandas as pd
 
-from .assemble import Context, assemble
+from .assemble import FIRST_LOOK, Context, assemble
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
 from .metrics import IndexStats, Metrics, QuestionResult, aggregate, index_stats, score_question
-from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank
+from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
 
 SPLITS = ("test", "train", "all")
 DEFAULT_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")
 DEFAULT_BUDGETS = (40, 60, 80, 120, 160, 200, 300, 400)
 DEFAULT_SIZES = (250, 350, 450, 600, 800)
+KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
+POSITION_CELLS = 1 << 18  # questions x chunks compared at once when finding ranks
 
 Progress = Callable[[int, int], None]
 
@@ -251,6 +256,8 @@ class Retrieval:
     mode: str
     questions: tuple[Question, ...]
     rankings: tuple[Ranking, ...] = field(repr=False)
+    _results: OrderedDict = field(default_factory=OrderedDict, repr=False, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, init=False)
 
     @classmethod
     def of(
@@ -270,13 +277,97 @@ class Retrieval:
     def contexts(self, budget: int) -> list[Context]:
         index = self.index
         tokens, words, keys = index.delivered_tokens, index.words, index.delivery_keys
-        return [assemble(r, words, tokens, budget, keys=keys) for r in self.rankings]
+        return [
+            assemble(r, words, tokens, budget, keys=keys, first=f)
+            for r, f in zip(self.rankings, self.first_looks, strict=True)
+        ]
 
     def evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
+        """Every question's result at ``budget``; kept for the last ``KEPT_BUDGETS`` budgets."""
+        return self._kept(("results", budget), lambda: self._evaluate(budget))
+
+    def metrics(self, budget: int) -> Metrics:
+        """``aggregate(self.evaluate(budget))``, kept like the results."""
+        return self._kept(("metrics", budget), lambda: aggregate(self.evaluate(budget)))
+
+    def _evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
         return tuple(
-            score_question(self.index, q, r, c)
-            for q, r, c in zip(self.questions, self.rankings, self.contexts(budget), strict=True)
+            score_question(self.index, q, r, c, p)
+            for q, r, c, p in zip(
+                self.questions, self.rankings, self.contexts(budget), self.positions, strict=True
+            )
         )
+
+    def _kept(self, key: tuple, make: Callable):
+        with self._lock:
+            if key in self._results:
+                self._results.move_to_end(key)
+                return self._results[key]
+        value = make()
+        with self._lock:
+            self._results[key] = value
+            while len(self._results) > 2 * KEPT_BUDGETS:
+                self._results.popitem(last=False)
+        return value
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_lock"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _lock=threading.Lock())
+
+    @cached_property
+    def scores(self) -> np.ndarray:
+        """Questions x chunks: the score each ranking gives each chunk."""
+        if not self.rankings:
+            return np.zeros((0, len(self.index.chunks)))
+        return np.stack([r.score for r in self.rankings])
+
+    @cached_property
+    def first_looks(self) -> list[tuple[np.ndarray, int | None]]:
+        """Per question, what the assembler examines first (see ``assemble``), for every budget
+        at once: the first ``FIRST_LOOK`` ranked chunks and the fewest words of any offered chunk
+        after them (None when none is)."""
+        scores, words = self.scores, self.index.words
+        heads = top_rows(scores, FIRST_LOOK)
+        offered = np.count_nonzero(scores > 0, axis=1)
+        lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
+        rest = np.flatnonzero(lengths < offered)
+        rest_min = {}
+        if len(rest):
+            left = np.where(scores[rest] > 0, words, np.iinfo(np.int64).max)
+            rows = np.repeat(np.arange(len(rest)), lengths[rest])
+            left[rows, np.concatenate([heads[j] for j in rest])] = np.iinfo(np.int64).max
+            rest_min = dict(zip(rest.tolist(), left.min(axis=1).tolist(), strict=True))
+        return [(h, rest_min.get(j)) for j, h in enumerate(heads)]
+
+    @cached_property
+    def positions(self) -> list[dict[int, int]]:
+        """Per question, the 0-based rank of each chunk holding one of its evidence spans (-1:
+        not offered), as ``Ranking.position`` gives it, for all questions at once."""
+        index = self.index
+        wanted = [
+            sorted({k for ev in q.evidence for k in index.holding(ev).tolist()})
+            for q in self.questions
+        ]
+        rows = np.repeat(np.arange(len(wanted)), [len(w) for w in wanted])
+        chunks = np.fromiter((k for w in wanted for k in w), dtype=np.int64, count=len(rows))
+        ranks = np.empty(len(rows), dtype=np.int64)
+        scores, n = self.scores, len(index.chunks)
+        block = max(1, POSITION_CELLS // max(n, 1))
+        before = np.arange(n)
+        for start in range(0, len(rows), block):
+            j, k = rows[start : start + block], chunks[start : start + block]
+            row, s = scores[j], scores[j, k][:, None]
+            ahead = np.count_nonzero(row > s, axis=1)
+            ahead += np.count_nonzero((row == s) & (before < k[:, None]), axis=1)
+            ranks[start : start + block] = np.where(s[:, 0] > 0, ahead, -1)
+        out: list[dict[int, int]] = [{} for _ in wanted]
+        for j, k, r in zip(rows.tolist(), chunks.tolist(), ranks.tolist(), strict=True):
+            out[j][k] = r
+        return out
 
 
 class LabCache:
@@ -287,6 +378,7 @@ class LabCache:
         self.max_indexes = max_indexes
         self._indexes: OrderedDict[tuple, Index] = OrderedDict()
         self._retrievals: OrderedDict[tuple, Retrieval] = OrderedDict()
+        self._stats: WeakKeyDictionary[Index, OrderedDict] = WeakKeyDictionary()
         self._lock = threading.Lock()
 
     def _get(self, table: OrderedDict, key: tuple, make: Callable, limit: int):
@@ -321,6 +413,19 @@ class LabCache:
             ),
             self.max_indexes,
         )
+
+    def stats(self, index: Index, budget: int) -> IndexStats:
+        """``index_stats(index, budget)``, kept while the index lives (``KEPT_BUDGETS`` each)."""
+        with self._lock:
+            kept = self._stats.setdefault(index, OrderedDict())
+            if budget in kept:
+                return kept[budget]
+        value = index_stats(index, budget)
+        with self._lock:
+            kept[budget] = value
+            while len(kept) > KEPT_BUDGETS:
+                kept.popitem(last=False)
+        return value
 
     def retrieval(
         self, index: Index, config: LabConfig, mode: str, unfiltered: bool = False
@@ -398,15 +503,17 @@ def run_lab(
     filtered = config.filters and any(q.filter for q in corpus.split(config.split))
     for chunker in config.chunkers:
         index = cache.index(corpus, config, chunker)
-        stats = index_stats(index, config.budget)
+        stats = cache.stats(index, config.budget)
         for mode in config.modes:
-            results = cache.retrieval(index, config, mode).evaluate(config.budget)
+            retrieval = cache.retrieval(index, config, mode)
+            results = retrieval.evaluate(config.budget)
             unfiltered, without = (), None
             if filtered:
                 unfiltered = cache.retrieval(index, config, mode, True).evaluate(config.budget)
                 replaced = {r.id: r for r in unfiltered}
                 without = aggregate([replaced.get(r.id, r) for r in results])
-            runs.append(Run(chunker, mode, aggregate(results), stats, results, unfiltered, without))
+            metrics = retrieval.metrics(config.budget)
+            runs.append(Run(chunker, mode, metrics, stats, results, unfiltered, without))
             if progress:
                 progress(len(runs), total)
     return LabResult(config, tuple(runs), corpus.errors)
@@ -545,7 +652,7 @@ def sweep_cell(
     for mode in config.modes:
         retrieval = cache.retrieval(index, config, mode)
         for budget in budgets:
-            metrics = aggregate(retrieval.evaluate(budget))
+            metrics = retrieval.metrics(budget)
             rows.append(
                 {
                     "chunker": chunker,

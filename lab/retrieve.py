@@ -212,7 +212,7 @@ def _graph(
     n, q = len(index.chunks), len(first)
     chosen = top_rows(first, seeds)
     seed_sets = [tuple(c.tolist()) for c in chosen]
-    rows = np.concatenate(chosen)
+    rows = np.concatenate([np.zeros(0, dtype=np.int64), *chosen])
     cols = np.repeat(np.arange(q), [len(c) for c in chosen])
     restart = np.zeros((n, q))
     if len(rows):

@@ -339,7 +339,7 @@ class Retrieval:
         if len(rest):
             left = np.where(scores[rest] > 0, words, np.iinfo(np.int64).max)
             rows = np.repeat(np.arange(len(rest)), lengths[rest])
-            left[rows, np.concatenate([heads[j] for j in rest])] = np.iinfo(np.int64).max
+            left[rows, np.concatenate([heads[j] for j in rest.tolist()])] = np.iinfo(np.int64).max
             rest_min = dict(zip(rest.tolist(), left.min(axis=1).tolist(), strict=True))
         return [(h, rest_min.get(j)) for j, h in enumerate(heads)]
 

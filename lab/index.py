@@ -160,6 +160,15 @@ class Index:
                 found[key] = np.asarray(ks, dtype=np.int64)
         return found
 
+    @cached_property
+    def holder_lists(self) -> dict[tuple[int, int, int], tuple[int, ...]]:
+        """``holders`` as tuples of ints, for scoring question by question."""
+        return {key: tuple(ks.tolist()) for key, ks in self.holders.items()}
+
+    @cached_property
+    def doc_names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.corpus.documents)
+
     def holding(self, ev) -> np.ndarray:
         """Indices of chunks one of whose source ranges contains evidence ``ev``."""
         return self.holders[(ev.doc, ev.start, ev.end)]

@@ -136,22 +136,24 @@ def score_question(
 ) -> QuestionResult:
     """Evidence in context, diagnosis of what missed, and ranking metrics for one question.
     ``positions``: the ranks of chunks holding its evidence, if already known."""
-    position: dict[int, int] = dict(positions) if positions else {}
+    position: dict[int, int] = positions if positions is not None else {}
 
     def rank_of(k: int) -> int:
-        if k not in position:
-            position[k] = ranking.position(k)
-        return position[k]
+        r = position.get(k)
+        if r is None:
+            r = position[k] = ranking.position(k)
+        return r
 
     picked = set(context.picked)
-    names = [d.name for d in index.corpus.documents]
+    names = index.doc_names
+    holding = index.holder_lists
     evidence = []
     relevant: set[int] = set()
     for ev in q.evidence:
-        holders = index.holding(ev).tolist()
+        holders = holding[(ev.doc, ev.start, ev.end)]
         relevant.update(holders)
-        inside = any(h in picked for h in holders)
-        offered = [(rank_of(h), h) for h in holders if rank_of(h) >= 0]
+        inside = not picked.isdisjoint(holders)
+        offered = [(r, h) for h in holders if (r := rank_of(h)) >= 0]
         best = min(offered) if offered else None
         diagnosis = None
         if not inside:
@@ -169,11 +171,10 @@ def score_question(
             )
         )
     hits = [e.in_context for e in evidence]
-    rel_positions = sorted(p for p in (rank_of(k) for k in relevant) if p >= 0)
-    recall_at = {
-        k: (sum(1 for p in rel_positions if p < k) / len(relevant)) if relevant else 0.0 for k in KS
-    }
-    precision_at = {k: sum(1 for p in rel_positions if p < k) / k for k in KS}
+    rel_positions = sorted(r for k in relevant if (r := rank_of(k)) >= 0)
+    within = {k: bisect_left(rel_positions, k) for k in KS}  # relevant chunks ranked above k
+    recall_at = {k: c / len(relevant) if relevant else 0.0 for k, c in within.items()}
+    precision_at = {k: c / k for k, c in within.items()}
     chunks = index.chunks
     context_picks = tuple(
         Pick(chunks[k].id, pos + 1, chunks[k].words, chunks[k].source, names[chunks[k].doc])

@@ -9,6 +9,7 @@ with ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``. Query terms count o
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate, chain, pairwise, repeat
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,16 +25,16 @@ class BM25:
         if k1 < 0 or not 0 <= b <= 1:
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.k1, self.b = k1, b
-        vocab: dict[str, int] = {}
-        self.token_ids: list[list[int]] = [
-            [vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in documents
-        ]
+        # Term ids in order of first occurrence, looked up by C-level map rather than per token.
+        flat_tokens = list(chain.from_iterable(documents))
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(flat_tokens))}
+        ids = list(map(vocab.__getitem__, flat_tokens))
+        ends = list(accumulate(map(len, documents)))
+        self.token_ids: list[list[int]] = [ids[a:b] for a, b in pairwise([0, *ends])]
         self.vocab = vocab
         n_docs, n_terms = len(documents), len(vocab)
-        lengths = np.fromiter((len(ids) for ids in self.token_ids), dtype=np.int64, count=n_docs)
-        flat = np.fromiter(
-            (i for ids in self.token_ids for i in ids), dtype=np.int64, count=int(lengths.sum())
-        )
+        lengths = np.diff(np.asarray([0, *ends], dtype=np.int64))
+        flat = np.asarray(ids, dtype=np.int64)
         pairs, tf = np.unique(
             np.repeat(np.arange(n_docs), lengths) * n_terms + flat, return_counts=True
         )
@@ -45,21 +46,20 @@ class BM25:
         norm = k1 * (1 - b + b * lengths[rows] / avgdl)
         weights = self.idf[cols] * tf * (k1 + 1) / (tf + norm)
         self.matrix = sp.csr_matrix((weights, (rows, cols)), shape=(n_docs, n_terms))
+        self._by_term = self.matrix.T.tocsr()  # terms x documents, for scoring queries
 
     def query_matrix(self, queries: Sequence[Sequence[str]]) -> sp.csr_matrix:
         """Queries x vocabulary term counts; unknown terms are dropped."""
-        rows, cols = [], []
-        for q, tokens in enumerate(queries):
-            for t in tokens:
-                term = self.vocab.get(t)
-                if term is not None:
-                    rows.append(q)
-                    cols.append(term)
-        data = np.ones(len(rows))
-        return sp.csr_matrix((data, (rows, cols)), shape=(len(queries), len(self.vocab)))
+        flat = list(chain.from_iterable(queries))
+        terms = np.fromiter(map(self.vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        rows = np.repeat(np.arange(len(queries)), [len(tokens) for tokens in queries])
+        known = terms >= 0
+        data = np.ones(int(known.sum()))
+        shape = (len(queries), len(self.vocab))
+        return sp.csr_matrix((data, (rows[known], terms[known])), shape=shape)
 
     def scores(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
         """Dense ``(len(queries), n_documents)`` BM25 scores."""
         if not len(queries):
             return np.zeros((0, self.matrix.shape[0]))
-        return np.asarray((self.query_matrix(queries) @ self.matrix.T).todense())
+        return np.asarray((self.query_matrix(queries) @ self._by_term).todense())

@@ -12,14 +12,13 @@ from common import arguments, figure, generated, missing, ratio_line, side_by_si
 from lab import build_corpus, build_index
 from lab.bm25 import BM25, K1, B
 from lab.index import chunk_tokens
-from lab.retrieve import query_tokens, top
+from lab.retrieve import query_tokens
 
 CHUNKS, QUERIES, K = 2500, 1000, 10
 
 
-def ours_top(bm25: BM25, queries: list[list[str]]) -> np.ndarray:
-    scores = bm25.scores(queries)
-    return [top(row, K) for row in scores]
+def ours_top(bm25: BM25, queries: list[list[str]]) -> list[np.ndarray]:
+    return bm25.top(queries, K)
 
 
 def main() -> None:

@@ -14,7 +14,10 @@ from itertools import accumulate, chain, pairwise, repeat
 import numpy as np
 import scipy.sparse as sp
 
+from .topk import top_rows
+
 K1 = 1.2
+TOP_BLOCK = 128  # queries scored at once by BM25.top
 B = 0.75
 
 
@@ -62,4 +65,13 @@ class BM25:
         """Dense ``(len(queries), n_documents)`` BM25 scores."""
         if not len(queries):
             return np.zeros((0, self.matrix.shape[0]))
-        return np.asarray((self.query_matrix(queries) @ self._by_term).todense())
+        return (self.query_matrix(queries) @ self._by_term).toarray()
+
+    def top(self, queries: Sequence[Sequence[str]], k: int, block: int = TOP_BLOCK) -> list:
+        """For each query, the indices of its ``k`` best-scoring documents (positive scores only),
+        best first, ties in document order: ``top(row, k)`` of each row of ``scores``, found
+        ``block`` queries at a time so that the scores stay small."""
+        out: list[np.ndarray] = []
+        for start in range(0, len(queries), block):
+            out += top_rows(self.scores(queries[start : start + block]), k)
+        return out

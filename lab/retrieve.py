@@ -11,6 +11,7 @@ import numpy as np
 from .corpus import Question
 from .index import Index
 from .text import tokenize
+from .topk import top, top_rows
 
 MODES = ("flat", "graph", "dense", "hybrid")
 LEXICAL_MODES = ("flat", "graph")  # need no embedding model
@@ -18,45 +19,6 @@ SEEDS = 3
 BM25_SHARE = 0.6
 RRF_K = 60
 RERANK_TOP = 20
-
-
-def top(score: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the ``k`` best positive scores, best first, ties in index order."""
-    positive = int(np.count_nonzero(score > 0))
-    k = min(k, positive)
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64)
-    if k < positive:
-        threshold = np.partition(score, len(score) - k)[len(score) - k]
-        candidates = np.flatnonzero(score >= threshold)
-    else:
-        candidates = np.flatnonzero(score > 0)
-    return candidates[np.argsort(-score[candidates], kind="stable")][:k]
-
-
-def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
-    """``top(row, k)`` for every row of ``scores`` (questions x chunks), chosen for all rows at
-    once: one partition and one sort of the ``k`` candidates per row. A row whose ``k``-th best
-    positive score is tied with scores past the ``k`` chosen goes through ``top`` itself, so
-    ties stay in index order."""
-    q, n = scores.shape
-    k = min(k, n)
-    if k <= 0 or q == 0:
-        return [np.zeros(0, dtype=np.int64) for _ in range(q)]
-    if k < n:
-        candidates = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-    else:
-        candidates = np.broadcast_to(np.arange(n), (q, n))
-    values = np.take_along_axis(scores, candidates, axis=1)
-    order = np.lexsort((candidates, -values), axis=-1)
-    candidates = np.take_along_axis(candidates, order, axis=1).astype(np.int64)
-    values = np.take_along_axis(values, order, axis=1)
-    taken = np.minimum(np.count_nonzero(scores > 0, axis=1), k)
-    tied = np.zeros(q, dtype=bool)
-    if k < n:
-        kth = values[:, k - 1]
-        tied = (kth > 0) & (np.count_nonzero(scores >= kth[:, None], axis=1) > k)
-    return [top(scores[j], k) if tied[j] else candidates[j, : taken[j]] for j in range(q)]
 
 
 @dataclass(frozen=True, eq=False)

@@ -346,14 +346,24 @@ class Retrieval:
     @cached_property
     def positions(self) -> list[dict[int, int]]:
         """Per question, the 0-based rank of each chunk holding one of its evidence spans (-1:
-        not offered), as ``Ranking.position`` gives it, for all questions at once."""
+        not offered), as ``Ranking.position`` gives it: read off the first look, or counted for
+        all questions at once."""
         index = self.index
         wanted = [
             sorted({k for ev in q.evidence for k in index.holding(ev).tolist()})
             for q in self.questions
         ]
-        rows = np.repeat(np.arange(len(wanted)), [len(w) for w in wanted])
-        chunks = np.fromiter((k for w in wanted for k in w), dtype=np.int64, count=len(rows))
+        out: list[dict[int, int]] = [{} for _ in wanted]
+        later: list[tuple[int, int]] = []  # chunks past the first look: counted below
+        for j, ((head, _), ks) in enumerate(zip(self.first_looks, wanted, strict=True)):
+            at = {k: p for p, k in enumerate(head.tolist())}
+            for k in ks:
+                if k in at:
+                    out[j][k] = at[k]
+                else:
+                    later.append((j, k))
+        rows = np.fromiter((j for j, _ in later), dtype=np.int64, count=len(later))
+        chunks = np.fromiter((k for _, k in later), dtype=np.int64, count=len(later))
         ranks = np.empty(len(rows), dtype=np.int64)
         scores, n = self.scores, len(index.chunks)
         block = max(1, POSITION_CELLS // max(n, 1))
@@ -364,7 +374,6 @@ class Retrieval:
             ahead = np.count_nonzero(row > s, axis=1)
             ahead += np.count_nonzero((row == s) & (before < k[:, None]), axis=1)
             ranks[start : start + block] = np.where(s[:, 0] > 0, ahead, -1)
-        out: list[dict[int, int]] = [{} for _ in wanted]
         for j, k, r in zip(rows.tolist(), chunks.tolist(), ranks.tolist(), strict=True):
             out[j][k] = r
         return out

@@ -181,21 +181,28 @@ def _graph(
         picked = first[cols, rows]
         totals = np.bincount(cols, weights=picked, minlength=q)  # in seed order, like sum()
         restart[rows, cols] = picked / totals[cols]
-    mass = index.graph.pagerank(restart) if n else restart
+    mass = np.ascontiguousarray((index.graph.pagerank(restart) if n else restart).T)  # q x n
     seeded = np.array([bool(c) for c in seed_sets], dtype=bool)
     scores = np.zeros((q, n))
     if seeded.any():
-        p = mass[:, seeded].T
-        f = first[seeded]
-        scores[seeded] = (
-            BM25_SHARE * f / f.max(axis=1)[:, None] + (1 - BM25_SHARE) * p / p.max(axis=1)[:, None]
-        )
+        every = bool(seeded.all())
+        f = first if every else first[seeded]
+        p = mass if every else mass[seeded]
+        blend = BM25_SHARE * f  # 0.6 s/max(s) + 0.4 p/max(p), in place
+        blend /= f.max(axis=1)[:, None]
+        walk = (1 - BM25_SHARE) * p
+        walk /= p.max(axis=1)[:, None]
+        blend += walk
+        if every:
+            scores = blend
+        else:
+            scores[seeded] = blend
         if mask is not None:
             scores = np.where(mask, scores, 0.0)
     dense_rows, fused_rows = _rows(dense, q), _rows(fused, q)
     zeros = np.zeros(n)
     return [
-        Ranking(scores[j], bm25[j], mass[:, j], seed_sets[j], dense_rows[j], fused_rows[j])
+        Ranking(scores[j], bm25[j], mass[j], seed_sets[j], dense_rows[j], fused_rows[j])
         if seed_sets[j]
         else Ranking(zeros.copy(), bm25[j], zeros.copy(), (), dense_rows[j], fused_rows[j])
         for j in range(q)

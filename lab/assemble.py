@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -52,6 +53,7 @@ def assemble(
     novelty: float = NOVELTY,
     keys: Sequence[int] | None = None,
     first: tuple[np.ndarray, int | None] | None = None,
+    bags: Sequence[tuple[dict[int, int], int]] | None = None,
 ) -> Context:
     """Offer chunks in ranked order: skip one that would exceed ``budget`` words (and go on: a
     smaller, lower-ranked chunk may still fit), skip one whose tokens are less than ``novelty`` new
@@ -60,9 +62,9 @@ def assemble(
 
     ``ranking`` is a :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first.
     ``first``: the ranking's first ``FIRST_LOOK`` chunks and the fewest words of any offered chunk
-    after them (None when none is), if already known."""
+    after them (None when none is), if already known; ``bags``: ``token_bags(tokens)``, if kept."""
     if isinstance(ranking, np.ndarray):
-        return _assemble(ranking, None, words, tokens, budget, novelty, keys)
+        return _assemble(ranking, None, words, tokens, budget, novelty, keys, bags)
     look = FIRST_LOOK
     while True:
         if first is not None and look == FIRST_LOOK:
@@ -70,7 +72,7 @@ def assemble(
         else:
             head, rest_min = look_ahead(ranking, words, look)
         complete = len(head) == ranking.offered
-        context = _assemble(head, rest_min, words, tokens, budget, novelty, keys)
+        context = _assemble(head, rest_min, words, tokens, budget, novelty, keys, bags)
         if complete or context.cut < len(head):
             return context
         look *= 4
@@ -87,7 +89,12 @@ def look_ahead(ranking, words: np.ndarray, look: int) -> tuple[np.ndarray, int |
     return head, int(words[rest].min())
 
 
-def _assemble(order, rest_min, words, tokens, budget, novelty, keys) -> Context:
+def token_bags(tokens: Sequence[Sequence[int]]) -> list[tuple[dict[int, int], int]]:
+    """Each chunk's tokens as counts per token and their total: what the novelty rule needs."""
+    return [(Counter(t), len(t)) for t in tokens]
+
+
+def _assemble(order, rest_min, words, tokens, budget, novelty, keys, bags=None) -> Context:
     delivered: set[int] = set()
     picked: list[int] = []
     positions: list[int] = []
@@ -102,22 +109,22 @@ def _assemble(order, rest_min, words, tokens, budget, novelty, keys) -> Context:
     if rest_min is not None:
         smallest_left = np.minimum(smallest_left, rest_min)
     cut = n
+    ranked, sizes, least = order.tolist(), ranked_words.tolist(), smallest_left.tolist()
     for position in range(n):
-        if budget - used < smallest_left[position]:
+        if budget - used < least[position]:
             cut = position
             break
-        k = int(order[position])
-        w = int(ranked_words[position])
+        k, w = ranked[position], sizes[position]
         if keys is not None and keys[k] in delivered:
             skipped[k] = MERGED
             continue
         if used + w > budget:
             skipped[k] = OVER_BUDGET
             continue
-        t = tokens[k]
+        bag, length = bags[k] if bags is not None else (Counter(tokens[k]), len(tokens[k]))
         if picked:
-            new = sum(1 for x in t if x not in seen)
-            if new / max(1, len(t)) < novelty:
+            new = sum(map(bag.__getitem__, bag.keys() - seen))  # tokens not seen, with repeats
+            if new / max(1, length) < novelty:
                 skipped[k] = NEAR_DUPLICATE
                 continue
         picked.append(k)
@@ -125,5 +132,5 @@ def _assemble(order, rest_min, words, tokens, budget, novelty, keys) -> Context:
             delivered.add(keys[k])
         positions.append(position)
         used += w
-        seen.update(t)
+        seen.update(bag)
     return Context(tuple(picked), skipped, cut, used, tuple(positions), budget)

@@ -278,7 +278,7 @@ class Retrieval:
         index = self.index
         tokens, words, keys = index.delivered_tokens, index.words, index.delivery_keys
         return [
-            assemble(r, words, tokens, budget, keys=keys, first=f)
+            assemble(r, words, tokens, budget, keys=keys, first=f, bags=index.delivered_bags)
             for r, f in zip(self.rankings, self.first_looks, strict=True)
         ]
 

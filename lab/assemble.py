@@ -110,11 +110,22 @@ def _assemble(order, rest_min, words, tokens, budget, novelty, keys, bags=None) 
         smallest_left = np.minimum(smallest_left, rest_min)
     cut = n
     ranked, sizes, least = order.tolist(), ranked_words.tolist(), smallest_left.tolist()
-    for position in range(n):
-        if budget - used < least[position]:
+    position = 0
+    while position < n:
+        left = budget - used
+        if left < least[position]:
             cut = position
             break
+        if keys is None and sizes[position] > left:
+            # Jump over the run of chunks too long for what is left (``least`` never falls, so
+            # the cut cannot come inside a run that ends at a chunk that fits).
+            fits = np.flatnonzero(ranked_words[position:] <= left)
+            end = position + int(fits[0]) if len(fits) else n
+            skipped.update(dict.fromkeys(ranked[position:end], OVER_BUDGET))
+            position = end
+            continue
         k, w = ranked[position], sizes[position]
+        position += 1
         if keys is not None and keys[k] in delivered:
             skipped[k] = MERGED
             continue
@@ -130,7 +141,7 @@ def _assemble(order, rest_min, words, tokens, budget, novelty, keys, bags=None) 
         picked.append(k)
         if keys is not None:
             delivered.add(keys[k])
-        positions.append(position)
+        positions.append(position - 1)
         used += w
         seen.update(bag)
     return Context(tuple(picked), skipped, cut, used, tuple(positions), budget)

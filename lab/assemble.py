@@ -45,6 +45,28 @@ class Context:
         return OVER_BUDGET if too_long else BELOW_CUT
 
 
+@dataclass(frozen=True, eq=False)
+class Look:
+    """Chunks the assembler examines, best first (``order``), with the fewest words of any offered
+    chunk after them (``rest_min``, None when none is), and what every budget's pass over them
+    reads: their ids, their words, and the fewest words from each position on."""
+
+    order: np.ndarray
+    rest_min: int | None
+    ranked: list[int]
+    words: np.ndarray
+    sizes: list[int]
+    least: list[int]
+
+    @classmethod
+    def of(cls, order: np.ndarray, rest_min: int | None, words: np.ndarray) -> Look:
+        sizes = words[order]
+        least = np.minimum.accumulate(sizes[::-1])[::-1]
+        if rest_min is not None:
+            least = np.minimum(least, rest_min)
+        return cls(order, rest_min, order.tolist(), sizes, sizes.tolist(), least.tolist())
+
+
 def assemble(
     ranking,
     words: np.ndarray,
@@ -52,7 +74,7 @@ def assemble(
     budget: int,
     novelty: float = NOVELTY,
     keys: Sequence[int] | None = None,
-    first: tuple[np.ndarray, int | None] | None = None,
+    first: Look | None = None,
     bags: Sequence[tuple[dict[int, int], int]] | None = None,
 ) -> Context:
     """Offer chunks in ranked order: skip one that would exceed ``budget`` words (and go on: a
@@ -61,32 +83,28 @@ def assemble(
     Chunks sharing a delivery key (``keys``: parent-child) are delivered once.
 
     ``ranking`` is a :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first.
-    ``first``: the ranking's first ``FIRST_LOOK`` chunks and the fewest words of any offered chunk
-    after them (None when none is), if already known; ``bags``: ``token_bags(tokens)``, if kept."""
+    ``first``: ``look_ahead(ranking, words, FIRST_LOOK)``, if already known; ``bags``:
+    ``token_bags(tokens)``, if kept."""
     if isinstance(ranking, np.ndarray):
-        return _assemble(ranking, None, words, tokens, budget, novelty, keys, bags)
-    look = FIRST_LOOK
+        return _assemble(Look.of(ranking, None, words), tokens, budget, novelty, keys, bags)
+    size = FIRST_LOOK
     while True:
-        if first is not None and look == FIRST_LOOK:
-            head, rest_min = first
-        else:
-            head, rest_min = look_ahead(ranking, words, look)
-        complete = len(head) == ranking.offered
-        context = _assemble(head, rest_min, words, tokens, budget, novelty, keys, bags)
-        if complete or context.cut < len(head):
+        look = first if first is not None and size == FIRST_LOOK else None
+        look = look or look_ahead(ranking, words, size)
+        context = _assemble(look, tokens, budget, novelty, keys, bags)
+        if len(look.order) == ranking.offered or context.cut < len(look.order):
             return context
-        look *= 4
+        size *= 4
 
 
-def look_ahead(ranking, words: np.ndarray, look: int) -> tuple[np.ndarray, int | None]:
-    """The first ``look`` chunks of ``ranking`` and the fewest words of any offered chunk after
-    them (None when there is none)."""
-    head = ranking.head(look)
+def look_ahead(ranking, words: np.ndarray, size: int) -> Look:
+    """The first ``size`` chunks of ``ranking``, for the assembler."""
+    head = ranking.head(size)
     if len(head) == ranking.offered:
-        return head, None
+        return Look.of(head, None, words)
     rest = ranking.score > 0
     rest[head] = False
-    return head, int(words[rest].min())
+    return Look.of(head, int(words[rest].min()), words)
 
 
 def token_bags(tokens: Sequence[Sequence[int]]) -> list[tuple[dict[int, int], int]]:
@@ -94,22 +112,18 @@ def token_bags(tokens: Sequence[Sequence[int]]) -> list[tuple[dict[int, int], in
     return [(Counter(t), len(t)) for t in tokens]
 
 
-def _assemble(order, rest_min, words, tokens, budget, novelty, keys, bags=None) -> Context:
+def _assemble(look: Look, tokens, budget, novelty, keys, bags=None) -> Context:
     delivered: set[int] = set()
     picked: list[int] = []
     positions: list[int] = []
     skipped: dict[int, str] = {}
     seen: set[int] = set()
     used = 0
-    n = len(order)
+    n = len(look.ranked)
     if n == 0:
         return Context((), {}, 0, 0, (), budget)
-    ranked_words = words[order]
-    smallest_left = np.minimum.accumulate(ranked_words[::-1])[::-1]
-    if rest_min is not None:
-        smallest_left = np.minimum(smallest_left, rest_min)
     cut = n
-    ranked, sizes, least = order.tolist(), ranked_words.tolist(), smallest_left.tolist()
+    ranked, ranked_words, sizes, least = look.ranked, look.words, look.sizes, look.least
     position = 0
     while position < n:
         left = budget - used

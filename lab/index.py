@@ -175,6 +175,12 @@ class Index:
     def doc_names(self) -> tuple[str, ...]:
         return tuple(d.name for d in self.corpus.documents)
 
+    @cached_property
+    def pick_fields(self) -> list[tuple]:
+        """Per chunk: its id, words, source ranges and document name (a context's ``Pick``)."""
+        names = self.doc_names
+        return [(c.id, c.words, c.source, names[c.doc]) for c in self.chunks]
+
     def holding(self, ev) -> np.ndarray:
         """Indices of chunks one of whose source ranges contains evidence ``ev``."""
         return self.holders[(ev.doc, ev.start, ev.end)]

@@ -127,15 +127,24 @@ class IndexStats:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
 
 
-def score_question(
-    index: Index,
-    q: Question,
-    ranking: Ranking,
-    context: Context,
-    positions: dict[int, int] | None = None,
-) -> QuestionResult:
-    """Evidence in context, diagnosis of what missed, and ranking metrics for one question.
-    ``positions``: the ranks of chunks holding its evidence, if already known."""
+@dataclass(frozen=True, slots=True)
+class RankedQuestion:
+    """What one question's result owes to the ranking alone, whatever the budget: per evidence
+    span its holders and the best-ranked offered one (``(position, chunk)``), and the ranking
+    metrics."""
+
+    holders: tuple[tuple[int, ...], ...]
+    best: tuple[tuple[int, int] | None, ...]
+    recall_at: dict[int, float]
+    precision_at: dict[int, float]
+    reciprocal_rank: float
+
+
+def rank_question(
+    index: Index, q: Question, ranking: Ranking, positions: dict[int, int] | None = None
+) -> RankedQuestion:
+    """The budget-independent part of ``score_question``. ``positions``: the ranks of chunks
+    holding its evidence, if already known."""
     position: dict[int, int] = positions if positions is not None else {}
 
     def rank_of(k: int) -> int:
@@ -144,17 +153,44 @@ def score_question(
             r = position[k] = ranking.position(k)
         return r
 
-    picked = set(context.picked)
-    names = index.doc_names
     holding = index.holder_lists
-    evidence = []
+    held, bests = [], []
     relevant: set[int] = set()
     for ev in q.evidence:
         holders = holding[(ev.doc, ev.start, ev.end)]
         relevant.update(holders)
-        inside = not picked.isdisjoint(holders)
         offered = [(r, h) for h in holders if (r := rank_of(h)) >= 0]
-        best = min(offered) if offered else None
+        held.append(holders)
+        bests.append(min(offered) if offered else None)
+    rel_positions = sorted(r for k in relevant if (r := rank_of(k)) >= 0)
+    within = {k: bisect_left(rel_positions, k) for k in KS}  # relevant chunks ranked above k
+    return RankedQuestion(
+        tuple(held),
+        tuple(bests),
+        {k: c / len(relevant) if relevant else 0.0 for k, c in within.items()},
+        {k: c / k for k, c in within.items()},
+        1 / (rel_positions[0] + 1) if rel_positions else 0.0,
+    )
+
+
+def score_question(
+    index: Index,
+    q: Question,
+    ranking: Ranking,
+    context: Context,
+    positions: dict[int, int] | None = None,
+    ranked: RankedQuestion | None = None,
+) -> QuestionResult:
+    """Evidence in context, diagnosis of what missed, and ranking metrics for one question.
+    ``positions``: the ranks of chunks holding its evidence, if already known; ``ranked``:
+    ``rank_question``'s part, if already known."""
+    if ranked is None:
+        ranked = rank_question(index, q, ranking, positions)
+    picked = set(context.picked)
+    names = index.doc_names
+    evidence = []
+    for ev, holders, best in zip(q.evidence, ranked.holders, ranked.best, strict=True):
+        inside = not picked.isdisjoint(holders)
         diagnosis = None
         if not inside:
             if ranking.allowed is not None and ev.doc not in ranking.allowed:
@@ -171,13 +207,9 @@ def score_question(
             )
         )
     hits = [e.in_context for e in evidence]
-    rel_positions = sorted(r for k in relevant if (r := rank_of(k)) >= 0)
-    within = {k: bisect_left(rel_positions, k) for k in KS}  # relevant chunks ranked above k
-    recall_at = {k: c / len(relevant) if relevant else 0.0 for k, c in within.items()}
-    precision_at = {k: c / k for k, c in within.items()}
-    chunks = index.chunks
+    picks = index.pick_fields
     context_picks = tuple(
-        Pick(chunks[k].id, pos + 1, chunks[k].words, chunks[k].source, names[chunks[k].doc])
+        Pick(picks[k][0], pos + 1, *picks[k][1:])
         for k, pos in zip(context.picked, context.positions, strict=True)
     )
     return QuestionResult(
@@ -188,9 +220,9 @@ def score_question(
         context=context_picks,
         evidence=tuple(evidence),
         words=context.words,
-        recall_at=recall_at,
-        precision_at=precision_at,
-        reciprocal_rank=1 / (rel_positions[0] + 1) if rel_positions else 0.0,
+        recall_at=ranked.recall_at,
+        precision_at=ranked.precision_at,
+        reciprocal_rank=ranked.reciprocal_rank,
     )
 
 

@@ -15,11 +15,20 @@ from weakref import WeakKeyDictionary
 import numpy as np
 import pandas as pd
 
-from .assemble import FIRST_LOOK, Context, assemble
+from .assemble import FIRST_LOOK, Context, Look, assemble
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
-from .metrics import IndexStats, Metrics, QuestionResult, aggregate, index_stats, score_question
+from .metrics import (
+    IndexStats,
+    Metrics,
+    QuestionResult,
+    RankedQuestion,
+    aggregate,
+    index_stats,
+    rank_question,
+    score_question,
+)
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
 
 SPLITS = ("test", "train", "all")
@@ -294,11 +303,19 @@ class Retrieval:
 
     def _evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
         return tuple(
-            score_question(self.index, q, r, c, p)
+            score_question(self.index, q, r, c, ranked=p)
             for q, r, c, p in zip(
-                self.questions, self.rankings, self.contexts(budget), self.positions, strict=True
+                self.questions, self.rankings, self.contexts(budget), self.ranked, strict=True
             )
         )
+
+    @cached_property
+    def ranked(self) -> list[RankedQuestion]:
+        """Per question, what its result owes to the ranking alone (the same at every budget)."""
+        return [
+            rank_question(self.index, q, r, p)
+            for q, r, p in zip(self.questions, self.rankings, self.positions, strict=True)
+        ]
 
     def _kept(self, key: tuple, make: Callable):
         with self._lock:
@@ -328,10 +345,9 @@ class Retrieval:
         return np.stack([r.score for r in self.rankings])
 
     @cached_property
-    def first_looks(self) -> list[tuple[np.ndarray, int | None]]:
-        """Per question, what the assembler examines first (see ``assemble``), for every budget
-        at once: the first ``FIRST_LOOK`` ranked chunks and the fewest words of any offered chunk
-        after them (None when none is)."""
+    def first_looks(self) -> list[Look]:
+        """Per question, what the assembler examines first (``look_ahead(ranking, words,
+        FIRST_LOOK)``), for every budget and all questions at once."""
         scores, words = self.scores, self.index.words
         heads = top_rows(scores, FIRST_LOOK)
         offered = np.count_nonzero(scores > 0, axis=1)
@@ -343,7 +359,7 @@ class Retrieval:
             rows = np.repeat(np.arange(len(rest)), lengths[rest])
             left[rows, np.concatenate([heads[j] for j in rest.tolist()])] = np.iinfo(np.int64).max
             rest_min = dict(zip(rest.tolist(), left.min(axis=1).tolist(), strict=True))
-        return [(h, rest_min.get(j)) for j, h in enumerate(heads)]
+        return [Look.of(h, rest_min.get(j), words) for j, h in enumerate(heads)]
 
     @cached_property
     def positions(self) -> list[dict[int, int]]:
@@ -357,8 +373,8 @@ class Retrieval:
         ]
         out: list[dict[int, int]] = [{} for _ in wanted]
         later: list[tuple[int, int]] = []  # chunks past the first look: counted below
-        for j, ((head, _), ks) in enumerate(zip(self.first_looks, wanted, strict=True)):
-            at = {k: p for p, k in enumerate(head.tolist())}
+        for j, (look, ks) in enumerate(zip(self.first_looks, wanted, strict=True)):
+            at = {k: p for p, k in enumerate(look.ranked)}
             for k in ks:
                 if k in at:
                     out[j][k] = at[k]

@@ -294,12 +294,13 @@ class Retrieval:
         ]
 
     def evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
-        """Every question's result at ``budget``; kept for the last ``KEPT_BUDGETS`` budgets."""
-        return self._kept(("results", budget), lambda: self._evaluate(budget))
+        """Every question's result at ``budget``; kept with their metrics for the last
+        ``KEPT_BUDGETS`` budgets asked for."""
+        return self._kept(budget)[0]
 
     def metrics(self, budget: int) -> Metrics:
-        """``aggregate(self.evaluate(budget))``, kept like the results."""
-        return self._kept(("metrics", budget), lambda: aggregate(self.evaluate(budget)))
+        """``aggregate(self.evaluate(budget))``, kept with the results."""
+        return self._kept(budget)[1]
 
     def _evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
         return tuple(
@@ -317,15 +318,16 @@ class Retrieval:
             for q, r, p in zip(self.questions, self.rankings, self.positions, strict=True)
         ]
 
-    def _kept(self, key: tuple, make: Callable):
+    def _kept(self, budget: int) -> tuple[tuple[QuestionResult, ...], Metrics]:
         with self._lock:
-            if key in self._results:
-                self._results.move_to_end(key)
-                return self._results[key]
-        value = make()
+            if budget in self._results:
+                self._results.move_to_end(budget)
+                return self._results[budget]
+        results = self._evaluate(budget)
+        value = (results, aggregate(results))
         with self._lock:
-            self._results[key] = value
-            while len(self._results) > 2 * KEPT_BUDGETS:
+            self._results[budget] = value
+            while len(self._results) > KEPT_BUDGETS:
                 self._results.popitem(last=False)
         return value
 

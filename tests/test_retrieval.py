@@ -64,6 +64,17 @@ def test_bm25_counts_repeated_query_terms_and_ignores_unknown_ones():
     assert bm25.scores([["comet", "comet", "zebra"]])[0] == pytest.approx(2 * once)
 
 
+def test_bm25_top_gives_each_query_its_best_documents_with_positive_scores():
+    bm25 = BM25([["apple", "pear"], ["apple"], ["plum"], ["apple", "plum"]])
+    queries = [["apple"], ["plum", "plum"], ["kiwi"], ["apple", "pear"]]
+    # apple: the one-word document first, the two two-word ones tied (document order); plum:
+    # the shorter document first; kiwi: nothing; apple pear: only document 0 has both.
+    expected = [[1, 0, 3], [2, 3], [], [0, 1, 3]]
+    for block in (1, 3, 128):  # scored a block of queries at a time: the same answers
+        assert [t.tolist() for t in bm25.top(queries, 5, block)] == expected
+    assert [t.tolist() for t in bm25.top(queries, 1)] == [[1], [2], [], [0]]
+
+
 def test_bm25_rejects_bad_parameters():
     with pytest.raises(ValueError, match="k1 >= 0 and 0 <= b <= 1"):
         BM25([["a"]], b=1.5)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import lab.run
-from lab import LabConfig, sweep, sweep_cell
+from lab import LabCache, LabConfig, run_lab, sweep, sweep_cell
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = LabConfig(chunkers=("sentence", "structure"), split="all")
@@ -37,6 +37,29 @@ def test_each_task_builds_one_index_and_ranks_once_per_mode(handbook, monkeypatc
         ("structure", 450),
     ]
     assert len(rankings) == 4 * 2  # indexes x modes; budgets only re-assemble
+
+
+def test_a_warm_rerun_only_looks_things_up(handbook, monkeypatch):
+    cache = LabCache()
+    first = sweep(handbook, CONFIG, **GRID, cache=cache).rows
+    result = run_lab(handbook, CONFIG, cache=cache).to_dict()
+    names = ("build_index", "rank", "assemble", "score_question", "index_stats")
+    calls = {name: counting(monkeypatch, name) for name in names}
+    assert sweep(handbook, CONFIG, **GRID, cache=cache).rows == first
+    assert run_lab(handbook, CONFIG, cache=cache).to_dict() == result
+    assert calls == {name: [] for name in names}
+
+
+def test_scored_budgets_kept_per_ranking_are_bounded(handbook):
+    cache = LabCache()
+    index = cache.index(handbook, CONFIG, "structure")
+    retrieval = cache.retrieval(index, CONFIG, "flat")
+    kept = retrieval.evaluate(40)
+    assert retrieval.evaluate(40) is kept  # looked up, not scored again
+    for budget in range(41, 41 + 16):  # 16 more budgets: the oldest is dropped
+        retrieval.evaluate(budget)
+    again = retrieval.evaluate(40)
+    assert again is not kept and again == kept
 
 
 def test_serial_progress_counts_tasks(handbook):

@@ -36,6 +36,7 @@ DEFAULT_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")
 DEFAULT_BUDGETS = (40, 60, 80, 120, 160, 200, 300, 400)
 DEFAULT_SIZES = (250, 350, 450, 600, 800)
 KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
+RESTMIN_TRIES = 64  # shortest chunks tried first for the assembler's first look
 POSITION_CELLS = 1 << 18  # questions x chunks compared at once when finding ranks
 
 Progress = Callable[[int, int], None]
@@ -357,10 +358,18 @@ class Retrieval:
         rest = np.flatnonzero(lengths < offered)
         rest_min = {}
         if len(rest):
-            left = np.where(scores[rest] > 0, words, np.iinfo(np.int64).max)
+            # The shortest offered chunk past the head: try the RESTMIN_TRIES shortest chunks of
+            # the index first (shortest first), and all of them for a row none of those settles.
+            in_head = np.zeros((len(rest), scores.shape[1]), dtype=bool)
             rows = np.repeat(np.arange(len(rest)), lengths[rest])
-            left[rows, np.concatenate([heads[j] for j in rest.tolist()])] = np.iinfo(np.int64).max
-            rest_min = dict(zip(rest.tolist(), left.min(axis=1).tolist(), strict=True))
+            in_head[rows, np.concatenate([heads[j] for j in rest.tolist()])] = True
+            shortest = np.argsort(words, kind="stable")[:RESTMIN_TRIES]
+            ok = (scores[np.ix_(rest, shortest)] > 0) & ~in_head[:, shortest]
+            found = ok.any(axis=1)
+            mins = words[shortest[ok.argmax(axis=1)]]
+            for r in np.flatnonzero(~found).tolist():
+                mins[r] = words[(scores[rest[r]] > 0) & ~in_head[r]].min()
+            rest_min = dict(zip(rest.tolist(), mins.tolist(), strict=True))
         return [Look.of(h, rest_min.get(j), words) for j, h in enumerate(heads)]
 
     @cached_property

@@ -340,9 +340,9 @@ class Retrieval:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state, _lock=threading.Lock())
 
-    @cached_property
     def scores(self) -> np.ndarray:
-        """Questions x chunks: the score each ranking gives each chunk."""
+        """Questions x chunks: the score each ranking gives each chunk (built when asked, not
+        kept: the rankings hold the same numbers)."""
         if not self.rankings:
             return np.zeros((0, len(self.index.chunks)))
         return np.stack([r.score for r in self.rankings])
@@ -351,7 +351,7 @@ class Retrieval:
     def first_looks(self) -> list[Look]:
         """Per question, what the assembler examines first (``look_ahead(ranking, words,
         FIRST_LOOK)``), for every budget and all questions at once."""
-        scores, words = self.scores, self.index.words
+        scores, words = self.scores(), self.index.words
         heads = top_rows(scores, FIRST_LOOK)
         offered = np.count_nonzero(scores > 0, axis=1)
         lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
@@ -394,7 +394,7 @@ class Retrieval:
         rows = np.fromiter((j for j, _ in later), dtype=np.int64, count=len(later))
         chunks = np.fromiter((k for _, k in later), dtype=np.int64, count=len(later))
         ranks = np.empty(len(rows), dtype=np.int64)
-        scores, n = self.scores, len(index.chunks)
+        scores, n = (self.scores() if later else None), len(index.chunks)
         block = max(1, POSITION_CELLS // max(n, 1))
         before = np.arange(n)
         for start in range(0, len(rows), block):

@@ -40,6 +40,7 @@ _CELL_BAR = re.compile(r"(?<!\\)\|")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
 _SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)")
+_SENTENCE_BREAK = re.compile(f"({_SENTENCE_END.pattern})\\s*")  # and the whitespace after it
 _TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
 _LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
 # The leading look-ahead only lets the engine skip to the letters a reference can start with
@@ -291,11 +292,13 @@ class UnitBuilder:
     def add_prose(self, start: int, end: int, skip: int = 0) -> None:
         """Split ``text[start:end]`` into sentences; ``skip`` chars of list marker never end one."""
         self.block += 1
-        text = self.text
-        add = self.add
-        cursor = start
-        for m in _SENTENCE_END.finditer(text, start + skip, end):
-            stop = m.end()
+        text, units, block = self.text, self.units, self.block
+        cursor = start  # where the sentence began: an abbreviation's word starts at or after it
+        begin = start  # the same without the whitespace before the sentence
+        while begin < end and text[begin].isspace():
+            begin += 1
+        for m in _SENTENCE_BREAK.finditer(text, start + skip, end):
+            stop = m.end(1)
             if stop >= end:
                 break
             dot = m.start()
@@ -305,9 +308,10 @@ class UnitBuilder:
                 word = text[word_start : dot + 1].lower().lstrip("(\"'\u201c")
                 if word in ABBREVIATIONS:
                     continue
-            add(cursor, stop, "sentence")
-            cursor = stop
-        add(cursor, end, "sentence")
+            # Ends with punctuation, starts after whitespace: nothing to trim.
+            units.append((begin, stop, "sentence", block))
+            cursor, begin = stop, m.end()
+        self.add(cursor, end, "sentence")
 
     def add_row(self, start: int, end: int, cells: Sequence[tuple[int, int]]) -> None:
         """Add a table row with its cells' ranges; it continues the open table or starts one."""

@@ -7,8 +7,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .assemble import Context, assemble
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
@@ -16,6 +15,9 @@ from .corpus import Corpus, InputError, Question
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
 from .metrics import IndexStats, Metrics, QuestionResult, aggregate, index_stats, score_question
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank
+
+if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
+    import pandas as pd
 
 SPLITS = ("test", "train", "all")
 DEFAULT_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")
@@ -203,6 +205,8 @@ class LabResult:
                 row["complete_without_filters"] = r.unfiltered_metrics.complete
                 row["partial_without_filters"] = r.unfiltered_metrics.partial
             rows.append(row)
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
     def index_frame(self) -> pd.DataFrame:
@@ -210,6 +214,8 @@ class LabResult:
         seen: dict[str, dict] = {}
         for r in self.runs:
             seen.setdefault(r.chunker, {"chunker": r.chunker, **r.index.as_dict()})
+        import pandas as pd
+
         return pd.DataFrame(list(seen.values()))
 
     def questions_frame(self) -> pd.DataFrame:
@@ -240,6 +246,8 @@ class LabResult:
                         "verdict_without_filter": unfiltered.get(q.id),
                     }
                 )
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
 
@@ -456,6 +464,8 @@ class Explanation:
                     "reranked rank": ranking.rank_by("rerank", k),
                 }
             rows.append(row)
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
 
@@ -481,6 +491,8 @@ class SweepResult:
     rows: tuple[dict, ...]
 
     def frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame(list(self.rows))
 
     def to_dict(self) -> dict:

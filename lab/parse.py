@@ -215,7 +215,7 @@ class _Block:
 
 # Setting a frozen dataclass's slots directly makes one 3-5x faster than its ``__init__``, which
 # goes through ``object.__setattr__`` for each field (a long document has tens of thousands).
-def _maker(cls: type) -> Callable[..., object]:
+def fast_constructor(cls: type) -> Callable[..., object]:
     """``cls(*values)`` for a frozen slots dataclass, all fields given in order."""
     setters = tuple(getattr(cls, name).__set__ for name in cls.__dataclass_fields__)
     new = object.__new__
@@ -229,8 +229,8 @@ def _maker(cls: type) -> Callable[..., object]:
     return make
 
 
-_new_heading = _maker(Heading)
-_new_provision = _maker(Provision)
+_new_heading = fast_constructor(Heading)
+_new_provision = fast_constructor(Provision)
 _UNIT_FIELDS = tuple(getattr(Unit, name).__set__ for name in Unit.__dataclass_fields__)
 
 

@@ -16,8 +16,7 @@ import types
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .chunkers import reference_placement
 from .corpus import Corpus
@@ -27,6 +26,9 @@ from .metrics import Metrics, QuestionResult
 from .rerank import DEFAULT_RERANKER
 from .run import LabCache, LabConfig, LabResult, run_lab
 from .stats import CONFIDENCE, mcnemar_exact, paired_bootstrap, wilson_interval
+
+if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
+    import pandas as pd
 
 ALPHA = 1 - CONFIDENCE  # a p-value below this is called significant
 FIXED, BROKEN, SAME = "fixed", "broken", "same"
@@ -306,6 +308,8 @@ class Comparison:
 
     def frame(self) -> pd.DataFrame:
         """One row per question: its text, verdicts and transitions."""
+        import pandas as pd
+
         return pd.DataFrame(
             [
                 {

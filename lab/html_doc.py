@@ -16,18 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-
-from bs4 import (
-    BeautifulSoup,
-    Comment,
-    Declaration,
-    Doctype,
-    NavigableString,
-    ProcessingInstruction,
-    Tag,
-)
+from typing import TYPE_CHECKING
 
 from .parse import Document, UnitBuilder
+
+if TYPE_CHECKING:
+    from bs4 import Tag
 
 DROPPED = frozenset(
     "script style noscript template head svg canvas iframe object embed math button select "
@@ -77,8 +71,13 @@ class _Walker:
     """Turns a parsed HTML tree into content blocks in reading order."""
 
     def __init__(self) -> None:
+        # BeautifulSoup is imported with the first HTML document, not with the lab.
+        import bs4
+
         self.blocks: list[_Block] = []
         self.inline: list[str] = []
+        self.skipped = (bs4.Comment, bs4.Declaration, bs4.Doctype, bs4.ProcessingInstruction)
+        self.string, self.tag = bs4.NavigableString, bs4.Tag
 
     def flush(self) -> None:
         text = _words("".join(self.inline))
@@ -88,12 +87,12 @@ class _Walker:
 
     def walk(self, node: Tag) -> None:
         for child in node.children:
-            if isinstance(child, (Comment, Declaration, Doctype, ProcessingInstruction)):
+            if isinstance(child, self.skipped):
                 continue
-            if isinstance(child, NavigableString):
+            if isinstance(child, self.string):
                 self.inline.append(str(child))
                 continue
-            if not isinstance(child, Tag):
+            if not isinstance(child, self.tag):
                 continue
             self.element(child)
 
@@ -213,8 +212,10 @@ def _layout(blocks: list[_Block]) -> tuple[str, list[tuple[_Block, int, list]]]:
 def extract(source: str) -> tuple[str, UnitBuilder]:
     """The extracted text of HTML ``source`` and its units (headings, sentences, list items,
     table rows with their cells, code blocks)."""
-    soup = BeautifulSoup(source, "html.parser")
     walker = _Walker()
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(source, "html.parser")
     walker.walk(soup)
     walker.flush()
     text, placed = _layout(walker.blocks)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 from .text import tokenize
 
@@ -40,13 +40,23 @@ _CELL_BAR = re.compile(r"(?<!\\)\|")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
 _SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)")
+_SENTENCE_BREAK = re.compile(f"({_SENTENCE_END.pattern})\\s*")  # and the whitespace after it
 _TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
 _LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
+# The leading look-ahead only lets the engine skip to the letters a reference can start with
+# (``(?i:s)`` matches s, S and the long s).
 _REFERENCE = re.compile(
-    r"(?:\b(?i:sections?)|\u00a7\u00a7?)\s*(\d+(?:\.\d+)*)(?:\([A-Za-z0-9]+\))*"
+    r"(?=[Ss\u017f\u00a7])(?:\b(?i:sections?)|\u00a7\u00a7?)\s*(\d+(?:\.\d+)*)(?:\([A-Za-z0-9]+\))*"
     r"((?:\s*(?:,|\band\b|\bor\b|&|\bto\b)\s*(?:\u00a7\s*)?\d+(?:\.\d+)*(?:\([A-Za-z0-9]+\))*)*)"
 )
 _REFERENCE_TAIL = re.compile(r"\d+(?:\.\d+)*")
+# A line no markdown rule reads specially: after spaces and tabs its first character is none that
+# starts a heading, list item, table, fence, rule or numbered heading, nor other whitespace (a
+# blank line, or one ``str.lstrip`` would read differently), nor a letter list marker ``a.``/``b)``.
+_PLAIN = re.compile(r"[ \t]*(?![a-z][.)])[^\s\d#|`~*+=_.:(\u2022\u2500-\u259f-]")
+# The two characters before an abbreviation's period, lowercase: a sentence end after any other
+# two needs no further test in ``add_prose``.
+_ABBREVIATION_TAILS = frozenset(a[-3:-1] for a in ABBREVIATIONS)
 
 MAX_TITLE_WORDS = 10
 MAX_INLINE_TITLE_WORDS = 6
@@ -200,17 +210,52 @@ class Document:
 class _Block:
     heading: Heading | None
     heading_unit: int | None
-    units: list[int]
+    units: range
 
 
-def _lines(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of every line, without its line break."""
-    spans, pos = [], 0
-    for line in text.splitlines(keepends=True):
-        stripped = line.rstrip("\r\n")
-        spans.append((pos, pos + len(stripped)))
-        pos += len(line)
-    return spans
+# Setting a frozen dataclass's slots directly makes one 3-5x faster than its ``__init__``, which
+# goes through ``object.__setattr__`` for each field (a long document has tens of thousands).
+def fast_constructor(cls: type) -> Callable[..., object]:
+    """``cls(*values)`` for a frozen slots dataclass, all fields given in order."""
+    setters = tuple(getattr(cls, name).__set__ for name in cls.__dataclass_fields__)
+    new = object.__new__
+
+    def make(*values: object) -> object:
+        obj = new(cls)
+        for set_value, value in zip(setters, values, strict=True):
+            set_value(obj, value)
+        return obj
+
+    return make
+
+
+_new_heading = fast_constructor(Heading)
+_new_provision = fast_constructor(Provision)
+_UNIT_FIELDS = tuple(getattr(Unit, name).__set__ for name in Unit.__dataclass_fields__)
+
+
+def _make_units(raw: list[tuple[int, int, str, int]], provision: list[int]) -> tuple[Unit, ...]:
+    """``Unit(start, end, kind, provision[i], block)`` for each ``(start, end, kind, block)``."""
+    new = object.__new__
+    set_start, set_end, set_kind, set_provision, set_block = _UNIT_FIELDS
+    units = []
+    for (start, end, kind, block), p in zip(raw, provision, strict=True):
+        unit = new(Unit)
+        set_start(unit, start)
+        set_end(unit, end)
+        set_kind(unit, kind)
+        set_provision(unit, p)
+        set_block(unit, block)
+        units.append(unit)
+    return tuple(units)
+
+
+def _lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """Every line of ``text`` without its line break, and its ``(start, end)``."""
+    raw = text.splitlines(keepends=True)
+    lines = [line.rstrip("\r\n") for line in raw]
+    starts = accumulate(map(len, raw), initial=0)
+    return lines, [(s, s + len(line)) for s, line in zip(starts, lines, strict=False)]
 
 
 def _is_short_title(rest: str) -> bool:
@@ -239,7 +284,11 @@ class UnitBuilder:
         self.problems: list[str] = []
 
     def add(self, start: int, end: int, kind: str) -> None:
-        start, end = _trim(self.text, start, end)
+        text = self.text
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
         if start < end:
             self.units.append((start, end, kind, self.block))
 
@@ -253,24 +302,31 @@ class UnitBuilder:
         number = number_match.group(1) if number_match else None
         if number_match:
             title = title[number_match.end() :].strip()
-        self.headings[len(self.units)] = Heading(start, end, level, number, title.strip())
+        self.headings[len(self.units)] = _new_heading(start, end, level, number, title.strip())
         self.add_block(start, end, "heading")
 
     def add_prose(self, start: int, end: int, skip: int = 0) -> None:
         """Split ``text[start:end]`` into sentences; ``skip`` chars of list marker never end one."""
         self.block += 1
-        text = self.text
-        cursor = start
-        for m in _SENTENCE_END.finditer(text, start + skip, end):
-            if m.end() >= end:
+        text, units, block = self.text, self.units, self.block
+        cursor = start  # where the sentence began: an abbreviation's word starts at or after it
+        begin = start  # the same without the whitespace before the sentence
+        while begin < end and text[begin].isspace():
+            begin += 1
+        for m in _SENTENCE_BREAK.finditer(text, start + skip, end):
+            stop = m.end(1)
+            if stop >= end:
                 break
-            word_start = text.rfind(" ", cursor, m.start()) + 1
-            word_start = max(word_start, text.rfind("\n", cursor, m.start()) + 1, cursor)
-            word = text[word_start : m.start() + 1].lower().lstrip("(\"'\u201c")
-            if word in ABBREVIATIONS:
-                continue
-            self.add(cursor, m.end(), "sentence")
-            cursor = m.end()
+            dot = m.start()
+            if text[dot - 2 : dot].lower() in _ABBREVIATION_TAILS:
+                word_start = text.rfind(" ", cursor, dot) + 1
+                word_start = max(word_start, text.rfind("\n", cursor, dot) + 1, cursor)
+                word = text[word_start : dot + 1].lower().lstrip("(\"'\u201c")
+                if word in ABBREVIATIONS:
+                    continue
+            # Ends with punctuation, starts after whitespace: nothing to trim.
+            units.append((begin, stop, "sentence", block))
+            cursor, begin = stop, m.end()
         self.add(cursor, end, "sentence")
 
     def add_row(self, start: int, end: int, cells: Sequence[tuple[int, int]]) -> None:
@@ -352,7 +408,8 @@ class _Markdown(UnitBuilder):
         return (m.end(2) if dot else m.end(1)), level, number, rest_start
 
     def run(self) -> None:
-        text, lines = self.text, _lines(self.text)
+        text = self.text
+        lines, spans = _lines(text)
         para: list[tuple[int, int]] = []
         para_kind = "sentence"
         fence: str | None = None
@@ -369,8 +426,23 @@ class _Markdown(UnitBuilder):
                     self.add_prose(s, e, skip=marker.end() - s if marker else 0)
             para, para_kind = [], "sentence"
 
-        for i, (s, e) in enumerate(lines):
-            line = text[s:e]
+        # Only lines a rule may read specially go through the rules one by one; a run of plain
+        # lines between them closes any table and joins the paragraph (or the open code fence).
+        special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
+        done = 0  # lines before this one are read
+        for i in special:
+            if i > done:
+                self.close_table()
+                if fence is None:
+                    para.extend(spans[done:i])
+            done = i + 1
+            s, e = spans[i]
+            line = lines[i]
+            if not line.strip():  # a blank line: no table row, never closes a fence
+                self.close_table()
+                if fence is None:
+                    flush()
+                continue
             if not _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
                 self.close_table()
             if fence is not None:
@@ -381,9 +453,6 @@ class _Markdown(UnitBuilder):
             if m := _FENCE.match(line):
                 flush()
                 fence, fence_start = m.group(1)[:3], s
-                continue
-            if not line.strip():
-                flush()
                 continue
             if m := _ATX.match(line):
                 flush()
@@ -406,14 +475,15 @@ class _Markdown(UnitBuilder):
                 flush()
                 self.close_table()
                 continue
-            prev_blank = i == 0 or not text[lines[i - 1][0] : lines[i - 1][1]].strip()
-            listed = any(
-                0 <= j < len(lines)
-                and _NUMBERED.match(text, *lines[j]) is not None
-                and _LIST_ITEM.match(text, *lines[j]) is not None
-                for j in (i - 1, i + 1)
-            )
-            if not para or prev_blank or _NUMBERED.match(line):
+            # Only a line that starts with a number can be a numbered heading.
+            if _NUMBERED.match(line):
+                prev_blank = i == 0 or not lines[i - 1].strip()
+                listed = any(
+                    0 <= j < len(lines)
+                    and _NUMBERED.match(lines[j]) is not None
+                    and _LIST_ITEM.match(lines[j]) is not None
+                    for j in (i - 1, i + 1)
+                )
                 numbered = self.numbered_heading((s, e), prev_blank or not para, listed)
                 if numbered is not None:
                     flush()
@@ -431,6 +501,10 @@ class _Markdown(UnitBuilder):
                 para, para_kind = [(s, e)], "item"
                 continue
             para.append((s, e))
+        if done < len(lines):
+            self.close_table()
+            if fence is None:
+                para.extend(spans[done:])
         flush()
         if fence is not None:
             self.add_block(fence_start, len(text), "code")
@@ -490,12 +564,12 @@ def _structure(builder: UnitBuilder, name: str, format: str, tables: tuple[Table
     title, title_unit = _split_title(headings)
     provision_level = _provision_level(headings, title_unit)
 
-    blocks: list[_Block] = [_Block(None, None, [])]
-    for i in range(len(raw_units)):
-        if i in headings and i != title_unit:
-            blocks.append(_Block(headings[i], i, []))
-        elif i != title_unit:
-            blocks[-1].units.append(i)
+    # The units between two headings are a block (the title, unit 0 when there is one, in none).
+    n = len(raw_units)
+    cuts = sorted(i for i in headings if i != title_unit)
+    blocks = [_Block(None, None, range(0 if title_unit is None else 1, cuts[0] if cuts else n))]
+    for i, stop in zip(cuts, [*cuts[1:], n], strict=False):
+        blocks.append(_Block(headings[i], i, range(i + 1, stop)))
 
     provisions: list[Provision] = []
     unit_provision = [-1] * len(raw_units)
@@ -515,23 +589,22 @@ def _structure(builder: UnitBuilder, name: str, format: str, tables: tuple[Table
         path = PATH_SEPARATOR.join(x.label for x in stack) if h is not None else ""
         first = block.units[0] if block.units else (block.heading_unit or 0) + 1
         provisions.append(
-            Provision(
-                index=index,
-                id=h.number if h else None,
-                title=h.title if h else "",
-                path=path,
-                section=stack[0].label if h is not None else "",
-                heading=block.heading_unit,
-                first=first,
-                stop=block.units[-1] + 1 if block.units else first,
+            _new_provision(
+                index,
+                h.number if h else None,  # id
+                h.title if h else "",
+                path,
+                stack[0].label if h is not None else "",  # section
+                block.heading_unit,
+                first,
+                block.units[-1] + 1 if block.units else first,  # stop
             )
         )
-        for u in block.units:
-            unit_provision[u] = index
+        unit_provision[block.units.start : block.units.stop] = [index] * len(block.units)
         if block.heading_unit is not None:
             unit_provision[block.heading_unit] = index
 
-    units = tuple(Unit(s, e, k, unit_provision[i], b) for i, (s, e, k, b) in enumerate(raw_units))
+    units = _make_units(raw_units, unit_provision)
     return Document(
         name=name,
         text=text,
@@ -539,11 +612,20 @@ def _structure(builder: UnitBuilder, name: str, format: str, tables: tuple[Table
         units=units,
         provisions=tuple(provisions),
         references=_references(text, units, provisions),
-        unit_starts=tuple(u.start for u in units),
+        unit_starts=tuple(u[0] for u in raw_units),
         tables=tables,
         format=format,
         problems=tuple(builder.problems),
     )
+
+
+def _may_cite(body: str) -> bool:
+    """False when ``body`` holds no reference: it has no ``§`` and no "section" in any case (in a
+    lowered body, "section" whose ``i`` is one of the others ``(?i:i)`` matches: İ and ı)."""
+    if "\u00a7" in body:
+        return True
+    low = body.lower()
+    return "ection" in low or "ecti\u0307on" in low or "ect\u0131on" in low
 
 
 def _references(
@@ -559,6 +641,8 @@ def _references(
         if p.first >= p.stop:
             continue
         start, end = units[p.first].start, units[p.stop - 1].end
+        if not _may_cite(text[start:end]):
+            continue
         for m in _REFERENCE.finditer(text, start, end):
             numbers = [m.group(1), *_REFERENCE_TAIL.findall(m.group(2) or "")]
             for number in numbers:

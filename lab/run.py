@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 import numpy as np
-import pandas as pd
 
 from .assemble import FIRST_LOOK, Context, Look, assemble
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
@@ -30,6 +30,9 @@ from .metrics import (
     score_question,
 )
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
+
+if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
+    import pandas as pd
 
 SPLITS = ("test", "train", "all")
 DEFAULT_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")
@@ -220,6 +223,8 @@ class LabResult:
                 row["complete_without_filters"] = r.unfiltered_metrics.complete
                 row["partial_without_filters"] = r.unfiltered_metrics.partial
             rows.append(row)
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
     def index_frame(self) -> pd.DataFrame:
@@ -227,6 +232,8 @@ class LabResult:
         seen: dict[str, dict] = {}
         for r in self.runs:
             seen.setdefault(r.chunker, {"chunker": r.chunker, **r.index.as_dict()})
+        import pandas as pd
+
         return pd.DataFrame(list(seen.values()))
 
     def questions_frame(self) -> pd.DataFrame:
@@ -257,6 +264,8 @@ class LabResult:
                         "verdict_without_filter": unfiltered.get(q.id),
                     }
                 )
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
 
@@ -621,6 +630,8 @@ class Explanation:
                     "reranked rank": ranking.rank_by("rerank", k),
                 }
             rows.append(row)
+        import pandas as pd
+
         return pd.DataFrame(rows)
 
 
@@ -646,6 +657,8 @@ class SweepResult:
     rows: tuple[dict, ...]
 
     def frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame(list(self.rows))
 
     def to_dict(self) -> dict:

@@ -7,14 +7,14 @@ figure, or a difference between two configurations on the same questions, can be
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import lru_cache
-from math import sqrt
 
 import numpy as np
-from scipy import special, stats
 
 CONFIDENCE = 0.95
+Z_95 = 1.959963984540054  # the 97.5% normal quantile, as scipy.special.ndtri(0.975) gives it
 RESAMPLES = 10_000
 SEED = 0
 
@@ -22,19 +22,26 @@ SEED = 0
 @lru_cache(maxsize=4096)
 def wilson_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval of the proportion ``k / n`` (Wilson 1927); ``(0, 1)`` for n = 0.
-    Cached: a sweep asks for the same few counts many times."""
+    Cached: a sweep asks for the same few counts many times.
+
+    The closed form as Newcombe (1998) gives it, computed step for step as
+    ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")`` does (the same floats), without
+    importing ``scipy.stats``: that import is a second of the app's first page."""
     if n == 0:
         return 0.0, 1.0
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    # Newcombe (1998), the arithmetic of scipy's binomtest(k, n).proportion_ci(method="wilson")
-    # step by step (the same floats), without building a test object per call.
+    if confidence == CONFIDENCE:
+        z = Z_95
+    else:
+        from scipy.special import ndtri  # a tenth of a second: only for other confidences
+
+        z = float(ndtri(0.5 + 0.5 * confidence))
     p = k / n
-    z = float(special.ndtri(0.5 + 0.5 * confidence))
     denom = 2 * (n + z**2)
-    center = (2 * n * p + z**2) / denom
-    delta = z / denom * sqrt(4 * n * p * (1 - p) + z**2)
-    return (0.0 if k == 0 else float(center - delta)), (1.0 if k == n else float(center + delta))
+    centre = (2 * n * p + z**2) / denom
+    delta = z / denom * math.sqrt(4 * n * p * (1 - p) + z**2)
+    return (0.0 if k == 0 else centre - delta), (1.0 if k == n else centre + delta)
 
 
 def mcnemar_exact(fixed: int, broken: int) -> float:
@@ -45,6 +52,8 @@ def mcnemar_exact(fixed: int, broken: int) -> float:
         raise ValueError(f"counts must be >= 0, got fixed={fixed}, broken={broken}")
     if fixed + broken == 0:
         return 1.0
+    from scipy import stats  # here, not with the lab: a second of the app's first page
+
     return float(stats.binomtest(fixed, fixed + broken, 0.5).pvalue)
 
 
@@ -66,6 +75,8 @@ def paired_bootstrap(
     diff = b - a
     if np.all(diff == diff[0]):
         return float(diff[0]), float(diff[0])
+    from scipy import stats
+
     result = stats.bootstrap(
         (diff,),
         np.mean,

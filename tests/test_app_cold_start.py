@@ -98,3 +98,11 @@ def test_the_dense_stack_is_imported_only_once_dense_is_switched_on():
     (dense,) = fresh_run([None], query={"dense": "true"}, watch=("torch",))
     assert dense["exceptions"] == []
     assert dense["modules"] == (["torch"] if embed.dense_status()[0] else [])
+
+
+def test_the_first_page_leaves_out_what_only_other_pages_and_inputs_need():
+    """scipy.stats (the Compare page's tests), BeautifulSoup (HTML documents) and networkx (the
+    chunk graph) are imported when they are needed, not with the first page."""
+    (run,) = fresh_run([None], watch=("scipy.stats", "bs4", "networkx"))
+    assert run["exceptions"] == []
+    assert run["modules"] == []

@@ -101,7 +101,7 @@ def test_index_statistics_count_the_split_sentences_and_the_evidence_they_cut(ap
     assert stats.long_units == 4
     assert stats.over_size == (0 if chunker != "parent-child" else stats.over_size)
     # the 737-character sentence is the evidence: no chunk of at most 450 can hold it, except
-    # parent-child's delivered provision
+    # parent-child's delivered parent (its provision, or a part of it of at most 2 L = 900)
     assert stats.split_evidence == (0 if chunker == "parent-child" else 1)
 
 

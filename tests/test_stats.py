@@ -37,6 +37,16 @@ def test_wilson_interval_matches_newcombes_table(k, n, low, high):
     assert wilson_interval(k, n) == pytest.approx((low, high), abs=5e-5)
 
 
+@pytest.mark.parametrize("confidence", [0.8, 0.9, 0.95, 0.99])
+def test_wilson_interval_is_scipys_to_the_last_bit(confidence):
+    from scipy import stats  # the reference: results must not move when scipy.stats is not used
+
+    for n in range(1, 121):
+        for k in range(n + 1):
+            ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+            assert wilson_interval(k, n, confidence) == (float(ci.low), float(ci.high))
+
+
 def test_wilson_interval_of_nothing_correct_starts_at_zero():
     low, high = wilson_interval(0, 10)
     assert low == 0.0

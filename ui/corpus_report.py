@@ -4,8 +4,8 @@ question accepted or rejected with why."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import streamlit as st
 
 from lab import Corpus
@@ -13,7 +13,16 @@ from lab import Corpus
 from . import cache
 from .draw import md_escape, short
 
+if TYPE_CHECKING:  # pandas comes with the first table, not with the sidebar
+    import pandas as pd
+
 REPORT = "yc_report"
+
+
+def _frame(rows: list | None = None, **options) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(rows, **options)
 
 
 @dataclass(frozen=True)
@@ -24,8 +33,8 @@ class Report:
 
     refused: str | None = None
     document: dict = field(default_factory=dict)
-    documents: pd.DataFrame = field(default_factory=pd.DataFrame)
-    rows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    documents: pd.DataFrame = field(default_factory=_frame)
+    rows: pd.DataFrame = field(default_factory=_frame)
     accepted: int = 0
     rejected: int = 0
     warnings: int = 0
@@ -62,7 +71,7 @@ def documents_frame(corpus: Corpus) -> pd.DataFrame:
         {"document": name, "type": "—", "notes": " ".join(messages)}
         for name, messages in notes.items()
     ]
-    return pd.DataFrame(rows)
+    return _frame(rows)
 
 
 def report_for(corpus: Corpus) -> Report:
@@ -89,7 +98,7 @@ def report_for(corpus: Corpus) -> Report:
             }
         )
     order = {"rejected": 0, "accepted with a warning": 1, "accepted": 2}
-    frame = pd.DataFrame(rows, columns=["question", "text", "status", "why"])
+    frame = _frame(rows, columns=["question", "text", "status", "why"])
     frame = frame.sort_values("status", key=lambda s: s.map(order), kind="stable")
     docs = corpus.documents
     return Report(

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import streamlit as st
 
 from lab import Corpus, untrained_chunkers
+
+if TYPE_CHECKING:  # pandas comes with the first table or chart, not with the sidebar
+    import pandas as pd
 
 VERDICTS = ("complete", "partial", "miss")
 VERDICT_COLORS = ("#2f9e44", "#f59f00", "#e03131")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import streamlit as st
 
 from lab import (
@@ -30,6 +30,9 @@ from lab.corpus import decode_text
 
 from . import store
 from .draw import md_escape
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FILES = "yc_files"
 MANIFEST = "yc_manifest"
@@ -134,6 +137,8 @@ def kept_table() -> pd.DataFrame:
     if manifest() is not None:
         name, text = manifest()
         rows.append({"file": f"{name} (manifest)", "characters": len(text)})
+    import pandas as pd  # with the table, not with the sidebar
+
     return pd.DataFrame(rows, columns=["file", "characters"])
 
 

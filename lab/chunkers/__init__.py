@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..parse import Document
+from ..parse import Document, fast_constructor
 from . import (  # noqa: F401  (register the chunkers)
     by_type,
     parent_child,
@@ -43,6 +43,9 @@ __all__ = [
     "chunk_document",
     "reference_placement",
 ]
+
+
+_new_chunk = fast_constructor(Chunk)  # a document's chunks: thousands
 
 
 def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
@@ -140,18 +143,19 @@ def chunk_document(
         if cited and not delivered:
             search = " ".join([body if search is None else search, *cited])
         chunks.append(
-            Chunk(
-                id=f"{chunker}-{first_id + k}",
-                doc=doc_index,
-                text=body,
-                source=tuple(source),
-                prefix=prefix,
-                provisions=touched,
-                prefix_provisions=named,
-                cites=cites,
-                words=len(body.split()),
-                search=search,
-                search_source=piece if plan.parents else None,
+            _new_chunk(
+                f"{chunker}-{first_id + k}",  # id
+                doc_index,
+                body,  # text
+                tuple(source),
+                prefix,
+                touched,  # provisions
+                named,  # prefix_provisions
+                cites,
+                len(body.split()),  # words
+                search,
+                piece if plan.parents else None,  # search_source
+                None,  # layout
             )
         )
     return chunks, plan

@@ -1,4 +1,4 @@
-"""Parent-child chunking: retrieve small children, deliver the provision they belong to."""
+"""Parent-child chunking: retrieve small children, deliver the part of the provision they are in."""
 
 from __future__ import annotations
 
@@ -6,27 +6,33 @@ from ..parse import Document
 from .base import Params, Plan, pack_units, register, unit_span
 
 CHILD_FRACTION = 1 / 3
+# A parent spans at most this many L: a provision up to that long is delivered whole; a longer one
+# (a heading-less document is one provision) is cut into consecutive parents of whole units.
+PARENT_FACTOR = 2
 
 
 @register(
     "parent-child",
     "Parent-child",
     "Retrieves small children (whole sentences packed up to L/3 inside one provision) and "
-    "delivers each child's whole provision with its heading path, once per context.",
+    "delivers each child's provision with its heading path, once per context; a provision "
+    "longer than 2 L is delivered in parts of at most 2 L.",
     order=8,
 )
 def parent_child(doc: Document, p: Params) -> Plan:
-    """Children: each provision's body units packed up to ``CHILD_FRACTION * L`` characters (a
-    longer unit alone). Each child's parent, delivered in its place, is the whole body of its
-    provision (the preamble before any heading included)."""
+    """Parents: each provision's body units packed up to ``PARENT_FACTOR * L`` characters (the
+    whole body, the preamble before any heading included, when it fits; a longer unit alone).
+    Children: each parent's units packed up to ``CHILD_FRACTION * L``. A child's parent is
+    delivered in its place."""
     bodies, parents = [], []
     for prov in doc.provisions:
         if prov.first >= prov.stop:
             continue
-        parent = unit_span(doc, prov.first, prov.stop)
-        for a, b in pack_units(doc, prov.first, prov.stop, p.size * CHILD_FRACTION):
-            bodies.append(unit_span(doc, a, b))
-            parents.append(parent)
+        for first, stop in pack_units(doc, prov.first, prov.stop, p.size * PARENT_FACTOR):
+            parent = unit_span(doc, first, stop)
+            for a, b in pack_units(doc, first, stop, p.size * CHILD_FRACTION):
+                bodies.append(unit_span(doc, a, b))
+                parents.append(parent)
     return Plan(
         tuple(bodies), path_prefix=True, resolve_refs=p.resolve_refs, parents=tuple(parents)
     )

@@ -16,11 +16,16 @@ from .base import Params, Plan, register
 _WORD = re.compile(r"\S+")
 
 
-# Finer and finer separators: whether a unit, given the unit before it, starts a new piece.
-LEVELS: tuple[Callable[[Unit, Unit], bool], ...] = (
-    lambda prev, unit: unit.kind == "heading",  # headings
-    lambda prev, unit: unit.block != prev.block,  # paragraphs, list items, rows, code blocks
-    lambda prev, unit: True,  # sentences
+# Finer and finer separators: the units among ``first + 1..stop - 1`` that start a new piece.
+LEVELS: tuple[Callable[[tuple[Unit, ...], int, int], list[int]], ...] = (
+    # headings
+    lambda units, first, stop: [i for i in range(first + 1, stop) if units[i].kind == "heading"],
+    # paragraphs, list items, rows, code blocks
+    lambda units, first, stop: [
+        i for i in range(first + 1, stop) if units[i].block != units[i - 1].block
+    ],
+    # sentences
+    lambda units, first, stop: list(range(first + 1, stop)),
 )
 
 
@@ -51,8 +56,7 @@ def split_units(
         return [(start, end)]
     if level == len(LEVELS):
         return split_words(doc.text, start, end, size)
-    starts_piece = LEVELS[level]
-    cuts = [first, *(i for i in range(first + 1, stop) if starts_piece(units[i - 1], units[i]))]
+    cuts = [first, *LEVELS[level](units, first, stop)]
     merged: list[tuple[int, int]] = []
     for a, b in zip(cuts, [*cuts[1:], stop], strict=True):
         if merged and units[b - 1].end - units[merged[-1][0]].start <= size:

@@ -199,6 +199,56 @@ def test_several_files_and_a_manifest_load_and_every_problem_is_reported():
         assert not at.exception, page
 
 
+KEPT_MANIFEST = {  # every fact here differs from what the files alone would give
+    "documents": [
+        {"path": "guide.md", "type": "faq", "meta": {"product": "A-1"}},
+        {"path": "specs.html", "type": "spec-table", "meta": {"product": ["A-1", "B-2"]}},
+    ],
+    "policy": {"faq": {"chunker": "fixed", "size": 300}, "spec-table": {"chunker": "table-rows"}},
+}
+
+
+def test_an_uploaded_collections_link_reopens_it_with_its_manifest_in_a_fresh_session():
+    specs = SPECS.replace("<tr><td>B-2</td></tr>", "<tr><td>B-2</td><td>12 h</td></tr>")
+    questions = [QE[0], {**QE[1], "filter": {"product": "A-1"}}]
+    at = upload(
+        open_app(CORPUS),
+        {
+            "guide.md": GUIDE,
+            "specs.html": specs,
+            "collection.json": json.dumps(KEPT_MANIFEST),
+            "qe.json": json.dumps(questions),
+        },
+    )
+    at = click(at, "Check and load")
+    digest = at.session_state["settings"].corpus_id
+    assert digest and at.query_params["corpus_id"] == digest
+
+    fresh = open_app("pages/index_overview.py", corpus=cache.USER, corpus_id=digest)
+    assert not fresh.exception, fresh.exception
+    assert not any("no longer kept" in w.value for w in fresh.warning)
+    settings = fresh.session_state["settings"]
+    assert (settings.corpus, settings.corpus_id) == (cache.USER, digest)
+    docs = frame_with(fresh, "type from").set_index("document")
+    assert list(docs.index) == ["guide.md", "specs.html"]
+    # without the manifest guide.md would be an inferred procedure with no metadata
+    assert docs.loc["guide.md", ["type", "type from", "meta"]].tolist() == [
+        "faq",
+        "given",
+        "product=A-1",
+    ]
+    assert docs.loc["specs.html", "meta"] == "product=A-1/B-2"
+    assert docs.loc["guide.md", "by-type"] == "fixed (L = 300)"
+    assert docs.loc["specs.html", "by-type"] == "table-rows"
+
+    fresh.switch_page(CORPUS).run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.session_state["yc_manifest"] == ("collection.json", json.dumps(KEPT_MANIFEST))
+    assert sorted(fresh.session_state["yc_files"]) == ["guide.md", "specs.html"]
+    assert fresh.text_area(key="yc_qe__widget").value == json.dumps(questions)
+    assert fresh.session_state["yc_report"].accepted == 2
+
+
 def test_several_files_without_a_manifest_get_inferred_types():
     at = upload(open_app(CORPUS), {"guide.md": GUIDE, "specs.html": SPECS})
     at = click(at, "Check and load")

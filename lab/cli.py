@@ -199,6 +199,13 @@ def _add_experiment_options(p: argparse.ArgumentParser) -> None:
         "--no-refs", dest="refs", action="store_const", const="off", help="the same as --refs off"
     )
     p.add_argument(
+        "--no-filters",
+        dest="filters",
+        action="store_false",
+        help="ignore the questions' metadata filters: every question ranks every document "
+        "(default: a question with a filter ranks only the documents whose metadata match it)",
+    )
+    p.add_argument(
         "--dense",
         nargs="?",
         const=DEFAULT_MODEL,
@@ -344,6 +351,7 @@ def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
         split=args.split,
         headers=args.headers,
         refs=args.refs,
+        filters=args.filters,
         overlap=args.overlap,
         dense=args.dense,
         late=args.late,
@@ -524,10 +532,11 @@ def _documents_table(corpus: Corpus, config: LabConfig) -> str:
 
 
 def _settings_note(c: LabConfig) -> str:
-    """Size, budget, heading prefixes, reference placement and dense options, in words."""
+    """Size, budget, heading prefixes, reference placement, metadata filters when off, and
+    dense options, in words."""
     return (
         f"size {c.size} chars, budget {c.budget} words, headers {_on(c.headers)}, "
-        f"references {c.refs}{_dense_note(c)}"
+        f"references {c.refs}{'' if c.filters else ', metadata filters off'}{_dense_note(c)}"
     )
 
 
@@ -542,7 +551,7 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
         f"{n} {c.split} question{'s' * (n != 1)}"
         f"{f' ({filtered} with a metadata filter)' if filtered else ''}, {_settings_note(c)}"
     )
-    without = ("complete w/o filters", "partial w/o filters") if filtered else ()
+    without = ("complete w/o filters", "partial w/o filters") if filtered and c.filters else ()
     untrained = set(untrained_chunkers(corpus, c.chunkers))
 
     def name(chunker: str) -> str:

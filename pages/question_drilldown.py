@@ -28,7 +28,12 @@ else:
         f"L = {settings.size} characters · budget = {settings.budget} words · "
         f"{REFS_NOTE[settings.refs]}" + state.retrieval_note(settings, " · ")
     )
-    if q.filter:
+    if q.filter and not settings.filters:
+        st.caption(
+            f"Metadata filter: **{md_escape(describe_filter(q.filter))}**, switched off in the "
+            "sidebar: retrieval ranks every document."
+        )
+    elif q.filter:
         kept = corpus.allowed(q)
         st.caption(
             f"Metadata filter: **{md_escape(describe_filter(q.filter))}**: retrieval ranks only "

@@ -38,11 +38,16 @@ st.caption(
 )
 
 filtered = sum(1 for q in corpus.split(settings.split) if q.filter)
-if filtered:
+if filtered and settings.filters:
     st.caption(
         f"{filtered} questions carry a metadata filter: retrieval ranks only the chunks of "
         "documents whose metadata match it. The grey columns give recall with the filters off; "
         "evidence in a document a filter left out is diagnosed **filtered out**."
+    )
+elif filtered:
+    st.caption(
+        f"{filtered} questions carry a metadata filter, switched off in the sidebar: every "
+        "question ranks every document. The **Compare** page sets filters on against off."
     )
 if documents.is_collection(corpus):
     documents.policy_nudge(corpus, settings.chunkers)

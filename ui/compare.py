@@ -64,6 +64,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         "b_budget": a.budget,
         "b_headers": a.headers,
         "b_refs": a.refs,
+        "b_filters": a.filters,
         "b_dense": a.dense,
         "b_late": a.late,
         "b_rerank": a.rerank,
@@ -124,6 +125,13 @@ def edit_b(a: state.Settings) -> state.Settings:
             headers = st.toggle(
                 "Heading-path prefixes", value=a.headers, key="b_headers", bind=state.BIND
             )
+            filters = st.toggle(
+                "Metadata filters",
+                value=a.filters,
+                key="b_filters",
+                bind=state.BIND,
+                help=state.FILTERS_HELP,
+            )
         with second[1]:
             refs = st.selectbox(
                 "Cross-references",
@@ -153,6 +161,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         budget=int(budget),
         headers=headers,
         refs=refs,
+        filters=filters,
         dense=dense,
         late=late,
         rerank=rerank,

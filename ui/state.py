@@ -61,6 +61,7 @@ EXPECTED = {
     "split": "one of " + ", ".join(SPLITS),
     "headers": "true or false",
     "refs": "one of " + ", ".join(REFERENCE_PLACEMENTS),
+    "filters": "true or false",
     "dense": "true or false",
     "late": f"true or false; {NEEDS_DENSE}",
     "rerank": f"true or false; {NEEDS_DENSE}",
@@ -78,13 +79,18 @@ NUMBERS = {  # the Compare page's B binds b_size and b_budget
     "b_budget": BUDGET_RANGE,
 }
 MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
-FLAGS = {"headers", "dense", "late", "rerank"}
+FLAGS = {"headers", "filters", "dense", "late", "rerank"}
 OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
 REFS_HELP = (
     "Where the text of a provision cited by number goes (structure and parent-child chunks). "
     "**delivered**: appended to the chunk, so it reaches the context and counts against the "
     "budget. **index-only**: retrieval and the graph use it, the context does not carry it. "
     "**off**: nowhere, and no reference edges in the chunk graph."
+)
+FILTERS_HELP = (
+    "A question may carry a metadata filter (product, version...): retrieval then ranks only "
+    "the chunks of documents whose metadata match it. Off: every question ranks every "
+    "document. Only questions with a filter are affected."
 )
 
 
@@ -126,6 +132,7 @@ class Settings:
     split: str = LabConfig.split
     headers: bool = LabConfig.headers
     refs: str = LabConfig.refs
+    filters: bool = LabConfig.filters
     dense: bool = False
     late: bool = LabConfig.late
     rerank: bool = False
@@ -151,6 +158,7 @@ class Settings:
             split=self.split,
             headers=self.headers,
             refs=self.refs,
+            filters=self.filters,
             dense=embed.DEFAULT_MODEL if self.dense else None,
             late=self.late,
             rerank=self.reranker,
@@ -168,6 +176,7 @@ class Settings:
             "split": [self.split],
             "headers": [str(self.headers).lower()],
             "refs": [self.refs],
+            "filters": [str(self.filters).lower()],
             "dense": [str(self.dense).lower()],
             "late": [str(self.late).lower()],
             "rerank": [str(self.rerank).lower()],
@@ -314,6 +323,13 @@ def sidebar() -> Settings:
             bind=BIND,
             help=REFS_HELP,
         )
+        filters = st.toggle(
+            "Metadata filters",
+            value=LabConfig.filters,
+            key="filters",
+            bind=BIND,
+            help=FILTERS_HELP,
+        )
         choice = dense.group()
         notes = st.container()
         st.caption(cluster.where())
@@ -333,6 +349,7 @@ def sidebar() -> Settings:
         split=split,
         headers=headers,
         refs=refs,
+        filters=filters,
         dense=choice.on,
         late=choice.late,
         rerank=choice.rerank,

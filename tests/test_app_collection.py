@@ -3,6 +3,7 @@ recall by document type and by question, documents named in the drill-down and t
 several files plus a manifest on Your corpus, bad input included."""
 
 import json
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from app_support import open_app
@@ -54,6 +55,78 @@ def test_every_page_runs_on_the_support_collection_with_the_policy(page):
     at = on(page, chunker=POLICY, question="t05")
     assert at.session_state["settings"].corpus == TECHNOVA
     assert not at.error
+
+
+def chart_frames(at):
+    """The datasets of every chart on the page, as frames."""
+    import pyarrow
+
+    return [
+        pyarrow.ipc.open_stream(d.data.data).read_all().to_pandas()
+        for chart in at.get("vega_lite_chart")
+        for d in chart.proto.datasets
+    ]
+
+
+def shows_the_collection(page: str, at) -> bool:
+    """What each page shows of the collection: its documents, the policy beside the chunkers."""
+    if page.endswith("index_overview.py"):
+        return list(frame_with(at, "type from")["document"]) == DOCS
+    if page.endswith("recall_tables.py"):
+        return "by-type · flat" in set(frame_with(at, "complete")["configuration"])
+    if page.endswith("sweep_charts.py"):
+        return any("by-type" in set(f.get("chunker", ())) for f in chart_frames(at))
+    if page.endswith("question_drilldown.py"):
+        return "product-specs.html" in set(frame_with(at, "decision")["document"])
+    if page.endswith("chunk_graph.py"):
+        return any(
+            f["where"].str.startswith("product-specs.html › ").any()
+            for f in chart_frames(at)
+            if "where" in f
+        )
+    if page.endswith("compare.py"):
+        return "by-type" in at.selectbox(key="b_chunker").options
+    return at.title[0].value == "Your corpus"
+
+
+DOCS = [
+    "firmware-changelog.md",
+    "troubleshooting-guide.md",
+    "product-specs.html",
+    "headphones-faq.md",
+    "returns-policy.md",
+    "support-call.txt",
+    "wh-500-quick-start.md",
+]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_pages_link_reopens_the_same_view_of_the_support_collection(page):
+    at = on(page, chunker=POLICY, mode="flat", question="t14", size="600", filters="false")
+    assert shows_the_collection(page, at)
+    settings = at.session_state["settings"]
+    assert (settings.corpus, settings.chunkers, settings.size, settings.filters) == (
+        TECHNOVA,
+        tuple(POLICY),
+        600,
+        False,
+    )
+    link = urlsplit(at.sidebar.code[-1].value)
+    name = page.removeprefix("pages/").removesuffix(".py")
+    assert link.path == "/" + ("" if name == "index_overview" else name)  # the default page
+    assert parse_qs(link.query) == {
+        "corpus": [TECHNOVA],
+        "chunker": POLICY,
+        "mode": ["flat"],
+        "size": ["600"],
+        "filters": ["false"],
+        "question": ["t14"],
+    }
+    fresh = open_app(page, **parse_qs(link.query))  # a new session opening the shared link
+    assert not fresh.exception, fresh.exception
+    assert fresh.session_state["settings"] == settings
+    assert shows_the_collection(page, fresh)
+    assert fresh.sidebar.code[-1].value == at.sidebar.code[-1].value
 
 
 def test_the_sidebar_offers_the_handbook_and_the_support_collection():

@@ -265,7 +265,7 @@ def test_b_alone_reranks_with_a_cross_encoder_the_models_directory_holds(tmp_pat
 
 # The support collection's own dimensions: metadata filters, and the policy against one chunker --
 
-TECHNOVA = {"corpus": "technova support", "chunker": ["structure", "by-type"], "b_mode": "flat"}
+TECHNOVA = {"corpus": "technova", "chunker": ["structure", "by-type"], "b_mode": "flat"}
 
 
 def test_filters_on_against_off_on_the_support_collection():
@@ -308,7 +308,7 @@ def test_a_sidebar_with_filters_off_compares_against_filters_on():
 
 
 def test_a_filters_value_that_is_no_flag_is_named_and_ignored():
-    app = open_app(PAGE, corpus="technova support", filters="nope", b_filters="maybe")
+    app = open_app(PAGE, corpus="technova", filters="nope", b_filters="maybe")
     assert not app.exception, app.exception
     assert [w.value for w in app.warning] == [
         "Ignored **filters=nope** from the link: expected true or false. Using **true**.",

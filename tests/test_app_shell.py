@@ -177,7 +177,7 @@ def test_a_users_corpus_is_offered_and_keeps_its_own_questions():
     app = open_app()
     app.session_state[USER_CORPUS_KEY] = corpus
     app.run()
-    assert app.selectbox(key="corpus").options == ["handbook", "technova support", USER]
+    assert app.selectbox(key="corpus").options == ["handbook", "technova", USER]
     app.selectbox(key="corpus").select(USER).run()
     assert not app.exception
     assert settings(app).corpus == USER

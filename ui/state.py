@@ -52,8 +52,8 @@ FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page 
 
 NEEDS_DENSE = "needs dense=true"
 EXPECTED = {
-    "corpus": f"{cache.HANDBOOK}, or {cache.USER} with the corpus_id of a corpus kept on this "
-    "server",
+    "corpus": f"{cache.HANDBOOK}, {cache.TECHNOVA}, or {cache.USER} with the corpus_id of a "
+    "corpus kept on this server",
     "chunker": "one or more of " + ", ".join(CHUNKERS),
     "mode": "some of " + ", ".join(MODES),
     "size": f"a whole number of characters from {SIZE_RANGE[0]} to {SIZE_RANGE[1]}",

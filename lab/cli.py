@@ -55,7 +55,15 @@ from .cluster import (
 from .compare import label, p_text
 from .embed import DEFAULT_MODEL, DenseUnavailable
 from .rerank import DEFAULT_RERANKER, can_download, reranker_status
-from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult, embedder_for, reranker_for
+from .run import (
+    DEFAULT_BUDGETS,
+    DEFAULT_SIZES,
+    LabResult,
+    SweepResult,
+    embedder_for,
+    question_count,
+    reranker_for,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEFAULT_DOC = DATA / "handbook.md"
@@ -548,7 +556,7 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
     docs = len(corpus.documents)
     title = (
         f"{corpus.name}: {f'{docs} documents, ' if docs > 1 else ''}"
-        f"{n} {c.split} question{'s' * (n != 1)}"
+        f"{question_count(n, c.split)}"
         f"{f' ({filtered} with a metadata filter)' if filtered else ''}, {_settings_note(c)}"
     )
     without = ("complete w/o filters", "partial w/o filters") if filtered and c.filters else ()
@@ -665,7 +673,7 @@ def _sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) ->
     by_budget = _pivot(result, "budget", "size", at_size)
     by_size = _pivot(result, "size", "budget", at_budget)
     return (
-        f"{corpus.name}: {n} {c.split} questions{_dense_note(c)}; "
+        f"{corpus.name}: {question_count(n, c.split)}{_dense_note(c)}; "
         "cells are complete (partial) recall\n\n"
         f"By budget (words) at size {at_size} chars\n{by_budget}\n\n"
         f"By size (chars) at budget {at_budget} words\n{by_size}\n"
@@ -782,7 +790,7 @@ def _compare_table(c: Comparison, corpus: Corpus) -> str:
         return label(config) + (" (untrained)" if config.chunkers[0] in untrained else "")
 
     return (
-        f"{corpus.name}: {n} {c.a.split} question{'s' * (n != 1)}\n"
+        f"{corpus.name}: {question_count(n, c.a.split)}\n"
         f"A: {side(c.a)}; {_settings_note(c.a)}\nB: {side(c.b)}\n"
         f"B differs from A in: {changed}\n{warning}\n"
         f"{summary}\n\n{c.verdict}\n\n"

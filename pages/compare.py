@@ -5,6 +5,7 @@ import json
 
 import streamlit as st
 
+from lab import question_count
 from ui import cache, compare, draw, state
 
 settings = state.current()
@@ -12,7 +13,8 @@ corpus = cache.corpus(settings.corpus)
 
 st.title("Compare")
 st.caption(
-    f"{len(corpus.split(settings.split))} {settings.split} questions. A is the sidebar's "
+    f"{question_count(len(corpus.split(settings.split)), settings.split).capitalize()}. A is "
+    "the sidebar's "
     f"configuration ({draw.REFS_NOTE[settings.refs]}); B is A with the settings below changed. "
     "Change one thing at a time, and look at which questions changed, not only the average."
     + state.retrieval_note(settings, " A: ")

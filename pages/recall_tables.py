@@ -4,6 +4,7 @@ import json
 
 import streamlit as st
 
+from lab import question_count
 from ui import cache, documents, draw, recall, state
 
 settings = state.current()
@@ -11,7 +12,7 @@ corpus = cache.corpus(settings.corpus)
 
 st.title("Recall tables")
 st.caption(
-    f"{len(corpus.split(settings.split))} {settings.split} questions · L = {settings.size} "
+    f"{question_count(len(corpus.split(settings.split)), settings.split)} · L = {settings.size} "
     f"characters · budget = {settings.budget} words · {draw.REFS_NOTE[settings.refs]}. "
     "Complete: all evidence in the context; partial: some of it."
     + state.retrieval_note(settings, " Retrieval: ")

@@ -167,6 +167,18 @@ def test_garbage_b_values_in_the_link_fall_back_with_a_notice():
     assert app.metric  # the comparison still runs on the defaults
 
 
+def test_a_bad_b_chunker_or_mode_is_named_with_the_one_value_b_takes():
+    app = open_app(PAGE, b_chunker="nope", b_mode="zigzag")
+    notices = [w.value for w in app.warning]
+    assert notices == [
+        "Ignored **b_chunker=nope** from the link: expected one of fixed, sentence, structure, "
+        "qes-dp, qes-greedy, recursive, parent-child, table-rows, by-type (semantic needs "
+        "dense=true). Using **fixed**.",
+        "Ignored **b_mode=zigzag** from the link: expected one of flat, graph (dense and hybrid "
+        "need dense=true). Using **graph**.",
+    ]
+
+
 def open_on_cats(**query):
     """The page on a one-question corpus of the session, with no train questions."""
     corpus = build_corpus(

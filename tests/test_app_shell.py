@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 from lab import build_corpus
 from ui import links
 from ui.cache import USER, USER_CORPUS_KEY
-from ui.state import Settings, chunker_options, url_notices
+from ui.link_notices import url_notices
+from ui.state import Settings, chunker_options
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, embed
 
-from . import cache, models, state
+from . import cache, link_notices, models, state
 from . import dense as dense_group
 from .draw import MEASURE_COLORS, config_label, md_escape
 
@@ -69,7 +69,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         "b_late": a.late,
         "b_rerank": a.rerank,
     }
-    old_links = state.read_old_refs(PREFIX, a.refs)  # b_resolve_refs= from before b_refs
+    old_links = link_notices.read_old_refs(PREFIX, a.refs)  # b_resolve_refs= from before b_refs
     _follow(defaults)
     with st.container(border=True):
         st.markdown("**B**: A with one setting changed")
@@ -172,7 +172,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         if value != [str(default).lower() if isinstance(default, bool) else str(default)]:
             state.keep_in_link(key, value)
     url = st.session_state.get(state.URL_KEY, {})
-    for notice in state.url_notices(url, b, dense_ok, prefix=PREFIX) + old_links:
+    for notice in link_notices.url_notices(url, b, dense_ok, prefix=PREFIX) + old_links:
         st.warning(notice, icon=":material/link_off:")
     return b
 

@@ -1,7 +1,7 @@
 """The Compare page's views: configuration A (the sidebar's), B's settings bound to the URL as
-``b_chunker``, ``b_mode``, ``b_size``, ``b_refs``..., what B fixed and broke, and whether it is
-more than noise. A link from before reference placements (``b_resolve_refs=false``) opens with the
-matching ``b_refs``.
+``b_chunker``, ``b_mode``, ``b_size``, ``b_refs``, ``b_filters``..., what B fixed and broke, and
+whether it is more than noise. A link from before reference placements (``b_resolve_refs=false``)
+opens with the matching ``b_refs``.
 
 B starts as A with the retrieval mode switched; every B setting the user leaves alone follows A
 when the sidebar changes, so a link carries only what B changes (``?b_mode=graph``).

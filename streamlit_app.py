@@ -45,8 +45,8 @@ if "ui.state" not in sys.modules:  # the server's first run: the engine is still
         st.title(page.title)
         st.caption(":material/hourglass_top: Starting the lab: loading the engine…")
 
-from ui import state  # noqa: E402 - after the frame, which must not wait for the engine
+from ui import link_notices, state  # noqa: E402 - after the frame, which must not wait for the engine
 
 settings = state.sidebar()
-state.show_notices()
+link_notices.show_notices()
 state.run(page, settings, frame)

@@ -55,7 +55,15 @@ from .cluster import (
 from .compare import label, p_text
 from .embed import DEFAULT_MODEL, DenseUnavailable
 from .rerank import DEFAULT_RERANKER, can_download, reranker_status
-from .run import DEFAULT_BUDGETS, DEFAULT_SIZES, LabResult, SweepResult, embedder_for, reranker_for
+from .run import (
+    DEFAULT_BUDGETS,
+    DEFAULT_SIZES,
+    LabResult,
+    SweepResult,
+    embedder_for,
+    question_count,
+    reranker_for,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEFAULT_DOC = DATA / "handbook.md"
@@ -197,6 +205,13 @@ def _add_experiment_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--no-refs", dest="refs", action="store_const", const="off", help="the same as --refs off"
+    )
+    p.add_argument(
+        "--no-filters",
+        dest="filters",
+        action="store_false",
+        help="ignore the questions' metadata filters: every question ranks every document "
+        "(default: a question with a filter ranks only the documents whose metadata match it)",
     )
     p.add_argument(
         "--dense",
@@ -349,6 +364,7 @@ def _config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
         split=args.split,
         headers=args.headers,
         refs=args.refs,
+        filters=args.filters,
         overlap=args.overlap,
         dense=args.dense,
         late=args.late,
@@ -529,10 +545,11 @@ def _documents_table(corpus: Corpus, config: LabConfig) -> str:
 
 
 def _settings_note(c: LabConfig) -> str:
-    """Size, budget, heading prefixes, reference placement and dense options, in words."""
+    """Size, budget, heading prefixes, reference placement, metadata filters when off, and
+    dense options, in words."""
     return (
         f"size {c.size} chars, budget {c.budget} words, headers {_on(c.headers)}, "
-        f"references {c.refs}{_dense_note(c)}"
+        f"references {c.refs}{'' if c.filters else ', metadata filters off'}{_dense_note(c)}"
     )
 
 
@@ -544,10 +561,10 @@ def _run_table(result: LabResult, corpus: Corpus) -> str:
     docs = len(corpus.documents)
     title = (
         f"{corpus.name}: {f'{docs} documents, ' if docs > 1 else ''}"
-        f"{n} {c.split} question{'s' * (n != 1)}"
+        f"{question_count(n, c.split)}"
         f"{f' ({filtered} with a metadata filter)' if filtered else ''}, {_settings_note(c)}"
     )
-    without = ("complete w/o filters", "partial w/o filters") if filtered else ()
+    without = ("complete w/o filters", "partial w/o filters") if filtered and c.filters else ()
     untrained = set(untrained_chunkers(corpus, c.chunkers))
 
     def name(chunker: str) -> str:
@@ -661,7 +678,7 @@ def _sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) ->
     by_budget = _pivot(result, "budget", "size", at_size)
     by_size = _pivot(result, "size", "budget", at_budget)
     return (
-        f"{corpus.name}: {n} {c.split} questions{_dense_note(c)}; "
+        f"{corpus.name}: {question_count(n, c.split)}{_dense_note(c)}; "
         "cells are complete (partial) recall\n\n"
         f"By budget (words) at size {at_size} chars\n{by_budget}\n\n"
         f"By size (chars) at budget {at_budget} words\n{by_size}\n"
@@ -778,7 +795,7 @@ def _compare_table(c: Comparison, corpus: Corpus) -> str:
         return label(config) + (" (untrained)" if config.chunkers[0] in untrained else "")
 
     return (
-        f"{corpus.name}: {n} {c.a.split} question{'s' * (n != 1)}\n"
+        f"{corpus.name}: {question_count(n, c.a.split)}\n"
         f"A: {side(c.a)}; {_settings_note(c.a)}\nB: {side(c.b)}\n"
         f"B differs from A in: {changed}\n{warning}\n"
         f"{summary}\n\n{c.verdict}\n\n"

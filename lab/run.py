@@ -45,6 +45,13 @@ POSITION_CELLS = 1 << 18  # questions x chunks compared at once when finding ran
 Progress = Callable[[int, int], None]
 
 
+def question_count(n: int, split: str) -> str:
+    """``n`` questions of ``split`` in words: "13 test questions", "1 train question", "all 25
+    questions"."""
+    noun = f"question{'s' * (n != 1)}"
+    return f"all {n} {noun}" if split == "all" else f"{n} {split} {noun}"
+
+
 @dataclass(frozen=True)
 class LabConfig:
     """One experiment: which chunkers and modes, the chunk size ``L`` in characters, the context

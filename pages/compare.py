@@ -1,10 +1,14 @@
 """Compare: configuration A (from the sidebar) against B on the same questions: which questions
 B fixed or broke, and whether the difference is more than noise."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import json
 
 import streamlit as st
 
+from lab import question_count
 from ui import cache, compare, draw, state
 
 settings = state.current()
@@ -12,7 +16,8 @@ corpus = cache.corpus(settings.corpus)
 
 st.title("Compare")
 st.caption(
-    f"{len(corpus.split(settings.split))} {settings.split} questions. A is the sidebar's "
+    f"{question_count(len(corpus.split(settings.split)), settings.split).capitalize()}. A is "
+    "the sidebar's "
     f"configuration ({draw.REFS_NOTE[settings.refs]}); B is A with the settings below changed. "
     "Change one thing at a time, and look at which questions changed, not only the average."
     + state.retrieval_note(settings, " A: ")

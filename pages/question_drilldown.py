@@ -7,7 +7,7 @@ import streamlit as st
 
 from lab import CHUNKERS, describe_filter
 from ui import cache, context, drilldown, state
-from ui.draw import REFS_NOTE, md_escape, untrained_notice
+from ui.draw import REFS_NOTE, grid, md_escape, untrained_notice
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -28,7 +28,12 @@ else:
         f"L = {settings.size} characters · budget = {settings.budget} words · "
         f"{REFS_NOTE[settings.refs]}" + state.retrieval_note(settings, " · ")
     )
-    if q.filter:
+    if q.filter and not settings.filters:
+        st.caption(
+            f"Metadata filter: **{md_escape(describe_filter(q.filter))}**, switched off in the "
+            "sidebar: retrieval ranks every document."
+        )
+    elif q.filter:
         kept = corpus.allowed(q)
         st.caption(
             f"Metadata filter: **{md_escape(describe_filter(q.filter))}**: retrieval ranks only "
@@ -55,6 +60,6 @@ else:
         mine = [views[chunker, mode] for mode in settings.modes]
         with tab:
             st.caption(f"**{CHUNKERS[chunker].label}.** {CHUNKERS[chunker].description}")
-            for column, v in zip(state.grid(len(mine)), mine, strict=True):
+            for column, v in zip(grid(len(mine)), mine, strict=True):
                 with column:
                     drilldown.draw_view(v, rows=max(len(m.ranking) for m in mine))

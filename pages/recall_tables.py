@@ -1,9 +1,13 @@
 """Recall tables: partial vs complete recall per chunker and mode, and every question's verdict."""
 
+import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
+
+# isort: split
 import json
 
 import streamlit as st
 
+from lab import question_count
 from ui import cache, documents, draw, recall, state
 
 settings = state.current()
@@ -11,7 +15,7 @@ corpus = cache.corpus(settings.corpus)
 
 st.title("Recall tables")
 st.caption(
-    f"{len(corpus.split(settings.split))} {settings.split} questions · L = {settings.size} "
+    f"{question_count(len(corpus.split(settings.split)), settings.split)} · L = {settings.size} "
     f"characters · budget = {settings.budget} words · {draw.REFS_NOTE[settings.refs]}. "
     "Complete: all evidence in the context; partial: some of it."
     + state.retrieval_note(settings, " Retrieval: ")
@@ -38,11 +42,16 @@ st.caption(
 )
 
 filtered = sum(1 for q in corpus.split(settings.split) if q.filter)
-if filtered:
+if filtered and settings.filters:
     st.caption(
         f"{filtered} questions carry a metadata filter: retrieval ranks only the chunks of "
         "documents whose metadata match it. The grey columns give recall with the filters off; "
         "evidence in a document a filter left out is diagnosed **filtered out**."
+    )
+elif filtered:
+    st.caption(
+        f"{filtered} questions carry a metadata filter, switched off in the sidebar: every "
+        "question ranks every document. The **Compare** page sets filters on against off."
     )
 if documents.is_collection(corpus):
     documents.policy_nudge(corpus, settings.chunkers)

@@ -65,3 +65,23 @@ def restore_main_module():
     main = sys.modules["__main__"]
     yield
     sys.modules["__main__"] = main
+
+
+def unmarked_app_tests(items) -> list[str]:
+    """The files among ``items`` named ``test_app_*.py`` with a test that lacks the ``app``
+    marker: engine-only runs (``-m "not app and not browser"``) would run their AppTests."""
+    return sorted(
+        {
+            item.path.name
+            for item in items
+            if item.path.name.startswith("test_app_") and item.get_closest_marker("app") is None
+        }
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    unmarked = unmarked_app_tests(items)
+    if unmarked:
+        raise pytest.UsageError(
+            f"{', '.join(unmarked)}: an AppTest file needs pytestmark = pytest.mark.app"
+        )

@@ -3,6 +3,7 @@ recall by document type and by question, documents named in the drill-down and t
 several files plus a manifest on Your corpus, bad input included."""
 
 import json
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from app_support import open_app
@@ -54,6 +55,78 @@ def test_every_page_runs_on_the_support_collection_with_the_policy(page):
     at = on(page, chunker=POLICY, question="t05")
     assert at.session_state["settings"].corpus == TECHNOVA
     assert not at.error
+
+
+def chart_frames(at):
+    """The datasets of every chart on the page, as frames."""
+    import pyarrow
+
+    return [
+        pyarrow.ipc.open_stream(d.data.data).read_all().to_pandas()
+        for chart in at.get("vega_lite_chart")
+        for d in chart.proto.datasets
+    ]
+
+
+def shows_the_collection(page: str, at) -> bool:
+    """What each page shows of the collection: its documents, the policy beside the chunkers."""
+    if page.endswith("index_overview.py"):
+        return list(frame_with(at, "type from")["document"]) == DOCS
+    if page.endswith("recall_tables.py"):
+        return "by-type · flat" in set(frame_with(at, "complete")["configuration"])
+    if page.endswith("sweep_charts.py"):
+        return any("by-type" in set(f.get("chunker", ())) for f in chart_frames(at))
+    if page.endswith("question_drilldown.py"):
+        return "product-specs.html" in set(frame_with(at, "decision")["document"])
+    if page.endswith("chunk_graph.py"):
+        return any(
+            f["where"].str.startswith("product-specs.html › ").any()
+            for f in chart_frames(at)
+            if "where" in f
+        )
+    if page.endswith("compare.py"):
+        return "by-type" in at.selectbox(key="b_chunker").options
+    return at.title[0].value == "Your corpus"
+
+
+DOCS = [
+    "firmware-changelog.md",
+    "troubleshooting-guide.md",
+    "product-specs.html",
+    "headphones-faq.md",
+    "returns-policy.md",
+    "support-call.txt",
+    "wh-500-quick-start.md",
+]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_pages_link_reopens_the_same_view_of_the_support_collection(page):
+    at = on(page, chunker=POLICY, mode="flat", question="t14", size="600", filters="false")
+    assert shows_the_collection(page, at)
+    settings = at.session_state["settings"]
+    assert (settings.corpus, settings.chunkers, settings.size, settings.filters) == (
+        TECHNOVA,
+        tuple(POLICY),
+        600,
+        False,
+    )
+    link = urlsplit(at.sidebar.code[-1].value)
+    name = page.removeprefix("pages/").removesuffix(".py")
+    assert link.path == "/" + ("" if name == "index_overview" else name)  # the default page
+    assert parse_qs(link.query) == {
+        "corpus": [TECHNOVA],
+        "chunker": POLICY,
+        "mode": ["flat"],
+        "size": ["600"],
+        "filters": ["false"],
+        "question": ["t14"],
+    }
+    fresh = open_app(page, **parse_qs(link.query))  # a new session opening the shared link
+    assert not fresh.exception, fresh.exception
+    assert fresh.session_state["settings"] == settings
+    assert shows_the_collection(page, fresh)
+    assert fresh.sidebar.code[-1].value == at.sidebar.code[-1].value
 
 
 def test_the_sidebar_offers_the_handbook_and_the_support_collection():
@@ -197,6 +270,56 @@ def test_several_files_and_a_manifest_load_and_every_problem_is_reported():
     for page in PAGES[:6]:
         at.switch_page(page).run()
         assert not at.exception, page
+
+
+KEPT_MANIFEST = {  # every fact here differs from what the files alone would give
+    "documents": [
+        {"path": "guide.md", "type": "faq", "meta": {"product": "A-1"}},
+        {"path": "specs.html", "type": "spec-table", "meta": {"product": ["A-1", "B-2"]}},
+    ],
+    "policy": {"faq": {"chunker": "fixed", "size": 300}, "spec-table": {"chunker": "table-rows"}},
+}
+
+
+def test_an_uploaded_collections_link_reopens_it_with_its_manifest_in_a_fresh_session():
+    specs = SPECS.replace("<tr><td>B-2</td></tr>", "<tr><td>B-2</td><td>12 h</td></tr>")
+    questions = [QE[0], {**QE[1], "filter": {"product": "A-1"}}]
+    at = upload(
+        open_app(CORPUS),
+        {
+            "guide.md": GUIDE,
+            "specs.html": specs,
+            "collection.json": json.dumps(KEPT_MANIFEST),
+            "qe.json": json.dumps(questions),
+        },
+    )
+    at = click(at, "Check and load")
+    digest = at.session_state["settings"].corpus_id
+    assert digest and at.query_params["corpus_id"] == digest
+
+    fresh = open_app("pages/index_overview.py", corpus=cache.USER, corpus_id=digest)
+    assert not fresh.exception, fresh.exception
+    assert not any("no longer kept" in w.value for w in fresh.warning)
+    settings = fresh.session_state["settings"]
+    assert (settings.corpus, settings.corpus_id) == (cache.USER, digest)
+    docs = frame_with(fresh, "type from").set_index("document")
+    assert list(docs.index) == ["guide.md", "specs.html"]
+    # without the manifest guide.md would be an inferred procedure with no metadata
+    assert docs.loc["guide.md", ["type", "type from", "meta"]].tolist() == [
+        "faq",
+        "given",
+        "product=A-1",
+    ]
+    assert docs.loc["specs.html", "meta"] == "product=A-1/B-2"
+    assert docs.loc["guide.md", "by-type"] == "fixed (L = 300)"
+    assert docs.loc["specs.html", "by-type"] == "table-rows"
+
+    fresh.switch_page(CORPUS).run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.session_state["yc_manifest"] == ("collection.json", json.dumps(KEPT_MANIFEST))
+    assert sorted(fresh.session_state["yc_files"]) == ["guide.md", "specs.html"]
+    assert fresh.text_area(key="yc_qe__widget").value == json.dumps(questions)
+    assert fresh.session_state["yc_report"].accepted == 2
 
 
 def test_several_files_without_a_manifest_get_inferred_types():

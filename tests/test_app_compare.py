@@ -167,6 +167,18 @@ def test_garbage_b_values_in_the_link_fall_back_with_a_notice():
     assert app.metric  # the comparison still runs on the defaults
 
 
+def test_a_bad_b_chunker_or_mode_is_named_with_the_one_value_b_takes():
+    app = open_app(PAGE, b_chunker="nope", b_mode="zigzag")
+    notices = [w.value for w in app.warning]
+    assert notices == [
+        "Ignored **b_chunker=nope** from the link: expected one of fixed, sentence, structure, "
+        "qes-dp, qes-greedy, recursive, parent-child, table-rows, by-type (semantic needs "
+        "dense=true). Using **fixed**.",
+        "Ignored **b_mode=zigzag** from the link: expected one of flat, graph (dense and hybrid "
+        "need dense=true). Using **graph**.",
+    ]
+
+
 def open_on_cats(**query):
     """The page on a one-question corpus of the session, with no train questions."""
     corpus = build_corpus(
@@ -261,3 +273,57 @@ def test_b_alone_reranks_with_a_cross_encoder_the_models_directory_holds(tmp_pat
     assert not app.exception
     assert not any("not reranked" in w.value for w in app.warning)
     assert "rerank (off → cross-encoder/ms-marco-MiniLM-L6-v2" in markdown(app)
+
+
+# The support collection's own dimensions: metadata filters, and the policy against one chunker --
+
+TECHNOVA = {"corpus": "technova", "chunker": ["structure", "by-type"], "b_mode": "flat"}
+
+
+def test_filters_on_against_off_on_the_support_collection():
+    app = open_app(PAGE, **TECHNOVA, a_chunker="by-type", b_filters="false")
+    assert not app.exception, app.exception
+    assert app.toggle(key="b_filters").value is False
+    assert "B changes: filters (on → off)" in markdown(app)
+    assert (
+        "B fixes 1 question and breaks 1. With 20 questions this difference is not significant "
+        "(p = 1.00)."
+    ) in markdown(app)
+    rows = question_rows(app).set_index("id")
+    assert rows.loc["t29", "transition"] == "broken"  # its WH-500 filter picked the right manual
+    assert rows.loc["t14", "transition"] == "fixed"  # its WH-1000 filter removed the spec table
+    assert list(question_rows(app)["id"][:2]) == ["t29", "t14"]  # broken first, then fixed
+    assert "filters=false" in rows.loc["t14", "drill-down B"]
+    assert "filters" not in rows.loc["t14", "drill-down A"]
+    assert "b_filters=false" in share_link(app)
+
+
+def test_the_policy_against_structure_on_the_support_collection():
+    app = open_app(PAGE, **TECHNOVA, a_chunker="structure", b_chunker="by-type")
+    assert not app.exception, app.exception
+    assert "B changes: chunker (structure → by-type)" in markdown(app)
+    assert "B fixes 3 questions and breaks none." in markdown(app)
+    rows = question_rows(app)
+    assert list(rows["id"][:3]) == ["t11", "t13", "t16"]  # the spec-table questions
+    assert set(rows["transition"][:3]) == {"fixed"} and set(rows["transition"][3:]) == {"same"}
+    metrics = {m.label: m.value for m in app.metric}
+    assert (metrics["Complete recall, A"], metrics["Complete recall, B"]) == ("45%", "60%")
+
+
+def test_a_sidebar_with_filters_off_compares_against_filters_on():
+    app = open_app(PAGE, **TECHNOVA, a_chunker="by-type", filters="false", b_filters="true")
+    assert not app.exception, app.exception
+    assert app.toggle(key="filters").value is False
+    assert "B changes: filters (off → on)" in markdown(app)
+    rows = question_rows(app).set_index("id")
+    assert (rows.loc["t14", "transition"], rows.loc["t29", "transition"]) == ("broken", "fixed")
+
+
+def test_a_filters_value_that_is_no_flag_is_named_and_ignored():
+    app = open_app(PAGE, corpus="technova", filters="nope", b_filters="maybe")
+    assert not app.exception, app.exception
+    assert [w.value for w in app.warning] == [
+        "Ignored **filters=nope** from the link: expected true or false. Using **true**.",
+        "Ignored **b_filters=maybe** from the link: expected true or false. Using **true**.",
+    ]
+    assert "filters" not in share_link(app)

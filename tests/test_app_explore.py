@@ -562,5 +562,5 @@ def test_forgetting_the_corpus_returns_to_the_handbook_and_keeps_the_text():
     at = type_corpus(app_on(CORPUS), DOCUMENT, json.dumps(QUESTIONS))
     click(at, "Forget my corpus")
     assert at.selectbox(key="corpus").value == "handbook"
-    assert at.selectbox(key="corpus").options == ["handbook", "technova support"]
+    assert at.selectbox(key="corpus").options == ["handbook", "technova"]
     assert at.text_area(key="yc_document__widget").value == DOCUMENT

@@ -43,6 +43,18 @@ def test_changing_the_budget_reruns_the_page(page):
     assert any("budget = 60" in e.value for e in [*app.caption, *app.subheader])
 
 
+@pytest.mark.parametrize(
+    ("page", "count"),
+    [
+        ("pages/recall_tables.py", "all 25 questions · L = 450"),
+        ("pages/compare.py", "All 25 questions."),
+    ],
+)
+def test_the_all_split_is_counted_as_all_questions(page, count):
+    app = open_app(page, split="all")
+    assert any(c.value.startswith(count) for c in app.caption)
+
+
 @pytest.mark.parametrize("mode", LEXICAL_MODES)
 @pytest.mark.parametrize("chunker", chunker_options(dense=False))
 def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):

@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 from lab import build_corpus
 from ui import links
 from ui.cache import USER, USER_CORPUS_KEY
-from ui.state import Settings, chunker_options, url_notices
+from ui.link_notices import url_notices
+from ui.state import Settings, chunker_options
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
@@ -177,7 +178,7 @@ def test_a_users_corpus_is_offered_and_keeps_its_own_questions():
     app = open_app()
     app.session_state[USER_CORPUS_KEY] = corpus
     app.run()
-    assert app.selectbox(key="corpus").options == ["handbook", "technova support", USER]
+    assert app.selectbox(key="corpus").options == ["handbook", "technova", USER]
     app.selectbox(key="corpus").select(USER).run()
     assert not app.exception
     assert settings(app).corpus == USER

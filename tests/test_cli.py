@@ -72,6 +72,26 @@ def test_json_lists_exactly_the_questions_of_the_split(capsys, split):
     assert data["runs"][0]["metrics"]["questions"] == len(SPLIT_IDS[split])
 
 
+@pytest.mark.parametrize(
+    ("command", "title"),
+    [
+        (["run", "--chunker", "structure"], "handbook: all 25 questions, size 450 chars"),
+        (
+            ["compare", "--a", "chunker=structure", "--b", "mode=graph"],
+            "handbook: all 25 questions",
+        ),
+        (
+            ["sweep", "--chunker", "fixed", "--sizes", "450", "--budgets", "120"],
+            "handbook: all 25 questions; cells are",
+        ),
+    ],
+)
+def test_the_all_split_is_counted_as_all_questions(capsys, command, title):
+    code, out, err = run_cli(capsys, *command, "--split", "all", "--mode", "flat")
+    assert code == 0, err
+    assert out.startswith(title)
+
+
 def test_picked_context_never_exceeds_the_budget(capsys):
     data = run_json(capsys, "--budget", "80")
     for run in data["runs"]:

@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from test_cli import assert_user_error, run_cli, write
+from test_cli import assert_user_error, run_cli, run_json, write
 
 from lab import CHUNKERS
 
@@ -157,3 +157,44 @@ def test_collection_errors_are_one_line_with_status_2(capsys, tmp_path):
         *run_cli(capsys, "run", "--collection", MANIFEST, "--type", "a=faq"),
         "--type goes with --doc",
     )
+
+
+def compare_json(capsys, *argv: str) -> dict:
+    code, out, err = run_cli(capsys, "compare", "--collection", MANIFEST, "--format", "json", *argv)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def changed(data: dict) -> dict[str, str]:
+    return {q["id"]: q["transition"] for q in data["questions"] if q["transition"] != "same"}
+
+
+def test_compare_sets_metadata_filters_on_against_off(capsys):
+    data = compare_json(capsys, "--a", "chunker=by-type,mode=flat", "--b", "filters=off")
+    assert data["differences"] == [{"setting": "filters", "a": "on", "b": "off"}]
+    assert (data["a"]["filters"], data["b"]["filters"]) == (True, False)
+    assert changed(data) == {"t14": "fixed", "t29": "broken"}
+    assert (data["complete"]["fixed"], data["complete"]["broken"]) == (1, 1)
+    assert data["complete"]["p_value"] == 1.0
+
+
+def test_compare_sets_the_policy_against_structure(capsys):
+    data = compare_json(capsys, "--a", "chunker=structure,mode=flat", "--b", "chunker=by-type")
+    assert changed(data) == {"t11": "fixed", "t13": "fixed", "t16": "fixed"}
+    assert data["complete"]["p_value"] == 0.25  # 2 x (1/2)^3: three changes, all one way
+    assert (data["complete"]["a"]["questions"], data["complete"]["b"]["questions"]) == (9, 12)
+
+
+def test_no_filters_runs_every_question_on_every_document_and_says_so(capsys):
+    code, out, err = run_cli(
+        capsys, "run", "--collection", MANIFEST, "--chunker", "by-type", "--mode", "flat",
+        "--no-filters",
+    )  # fmt: skip
+    assert code == 0, err
+    title, _, table = out.split("\n")[:3]
+    assert "(4 with a metadata filter)" in title and "metadata filters off" in title
+    assert "w/o filters" not in table  # no second recall: the filters are off already
+    data = run_json(capsys, "--collection", MANIFEST, "--chunker", "by-type", "--no-filters")
+    assert "metrics_without_filters" not in data["runs"][0]
+    t14 = next(q for q in data["runs"][0]["questions"] if q["id"] == "t14")
+    assert t14["complete"]  # the comparison table its filter removes is ranked

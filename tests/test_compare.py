@@ -188,6 +188,8 @@ def test_configure_reads_names_and_values():
     assert configure(c, "") == c
     assert configure(LabConfig(), "dense=true").dense == "all-MiniLM-L6-v2"
     assert configure(LabConfig(dense="all-MiniLM-L6-v2"), "dense=off").dense is None
+    assert configure(LabConfig(), "filters=off").filters is False
+    assert configure(LabConfig(filters=False), {"filters": "on"}).filters is True
 
 
 @pytest.mark.parametrize(
@@ -230,7 +232,7 @@ def test_every_configuration_field_is_a_setting_a_side_can_name():
     names = setting_names()
     assert names[:2] == ["chunker", "mode"]
     assert len(names) == len(fields(LabConfig))
-    assert {"size", "budget", "headers", "refs", "dense", "late", "rerank"} <= set(names)
+    assert {"size", "budget", "headers", "refs", "dense", "late", "rerank", "filters"} <= set(names)
     assert "resolve_refs" not in names  # still read (as refs), no longer offered
 
 

@@ -2,13 +2,25 @@
 tested by name. BM25-only tests always run; the dense ones need requirements-dense.txt."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lab import LabConfig, build_index, explain, infer_type, load_collection, load_corpus, run_lab
+from lab import (
+    LabConfig,
+    build_index,
+    compare,
+    configure,
+    explain,
+    infer_type,
+    load_collection,
+    load_corpus,
+    run_lab,
+)
 from lab.chunkers import CHUNKERS, Params
+from lab.compare import shown
 from lab.embed import dense_status
 from lab.text import tokenize
 
@@ -251,6 +263,34 @@ def test_the_policy_is_measured_beside_every_single_chunker(technova):
     assert set(complete) == set(LEXICAL) and "by-type" in complete
     assert complete["by-type"] == 0.6  # 12 of the 20 test questions, at L = 450, budget 120
     assert max(v for k, v in complete.items() if k != "by-type") == 0.5
+
+
+# --- comparisons of the collection's own dimensions ---------------------------------------------
+
+BY_TYPE_FLAT = LabConfig(chunkers=("by-type",), modes=("flat",))
+
+
+def test_comparing_filters_on_and_off_names_the_question_each_way_helps(technova):
+    c = compare(technova, BY_TYPE_FLAT, configure(BY_TYPE_FLAT, "filters=off"))
+    assert [(d.setting, shown(d.a), shown(d.b)) for d in c.differences] == [
+        ("filters", "on", "off")
+    ]
+    changed = {q.id: q.transition for q in c.questions if q.transition != "same"}
+    # off, the WH-1000 LDAC question reaches the comparison table its filter removed (t14);
+    # the WH-500 reset question loses its manual to the WH-1000 guide (t29)
+    assert changed == {"t14": "fixed", "t29": "broken"}
+    assert (c.complete.fixed, c.complete.broken, c.complete.p_value) == (1, 1, 1.0)
+    assert (c.complete.a.hits, c.complete.b.hits, c.complete.a.n) == (12, 12, 20)
+
+
+def test_comparing_structure_with_the_policy_names_the_spec_questions_it_fixes(technova):
+    a = replace(BY_TYPE_FLAT, chunkers=("structure",))
+    c = compare(technova, a, configure(a, "chunker=by-type"))
+    changed = {q.id: q.transition for q in c.questions if q.transition != "same"}
+    assert changed == {"t11": "fixed", "t13": "fixed", "t16": "fixed"}  # the spec-table rows
+    # three changes, all one way: exact McNemar two-sided p = 2 x (1/2)^3 = 0.25
+    assert (c.complete.fixed, c.complete.broken, c.complete.p_value) == (3, 0, 0.25)
+    assert (c.complete.a.hits, c.complete.b.hits) == (9, 12)
 
 
 # --- dense: what embeddings and late chunking do on the FAQ and returns cases -------------------

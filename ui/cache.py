@@ -47,7 +47,7 @@ from .draw import md_escape
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HANDBOOK = "handbook"
-TECHNOVA = "technova support"
+TECHNOVA = "technova"
 USER = "your corpus"
 USER_CORPUS_KEY = "user_corpus"
 

@@ -1,7 +1,7 @@
 """The Compare page's views: configuration A (the sidebar's), B's settings bound to the URL as
-``b_chunker``, ``b_mode``, ``b_size``, ``b_refs``..., what B fixed and broke, and whether it is
-more than noise. A link from before reference placements (``b_resolve_refs=false``) opens with the
-matching ``b_refs``.
+``b_chunker``, ``b_mode``, ``b_size``, ``b_refs``, ``b_filters``..., what B fixed and broke, and
+whether it is more than noise. A link from before reference placements (``b_resolve_refs=false``)
+opens with the matching ``b_refs``.
 
 B starts as A with the retrieval mode switched; every B setting the user leaves alone follows A
 when the sidebar changes, so a link carries only what B changes (``?b_mode=graph``).
@@ -18,7 +18,7 @@ import streamlit as st
 
 from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, embed
 
-from . import cache, models, state
+from . import cache, link_notices, models, state
 from . import dense as dense_group
 from .draw import MEASURE_COLORS, config_label, md_escape
 
@@ -64,11 +64,12 @@ def edit_b(a: state.Settings) -> state.Settings:
         "b_budget": a.budget,
         "b_headers": a.headers,
         "b_refs": a.refs,
+        "b_filters": a.filters,
         "b_dense": a.dense,
         "b_late": a.late,
         "b_rerank": a.rerank,
     }
-    old_links = state.read_old_refs(PREFIX, a.refs)  # b_resolve_refs= from before b_refs
+    old_links = link_notices.read_old_refs(PREFIX, a.refs)  # b_resolve_refs= from before b_refs
     _follow(defaults)
     with st.container(border=True):
         st.markdown("**B**: A with one setting changed")
@@ -124,6 +125,13 @@ def edit_b(a: state.Settings) -> state.Settings:
             headers = st.toggle(
                 "Heading-path prefixes", value=a.headers, key="b_headers", bind=state.BIND
             )
+            filters = st.toggle(
+                "Metadata filters",
+                value=a.filters,
+                key="b_filters",
+                bind=state.BIND,
+                help=state.FILTERS_HELP,
+            )
         with second[1]:
             refs = st.selectbox(
                 "Cross-references",
@@ -153,6 +161,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         budget=int(budget),
         headers=headers,
         refs=refs,
+        filters=filters,
         dense=dense,
         late=late,
         rerank=rerank,
@@ -163,7 +172,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         if value != [str(default).lower() if isinstance(default, bool) else str(default)]:
             state.keep_in_link(key, value)
     url = st.session_state.get(state.URL_KEY, {})
-    for notice in state.url_notices(url, b, dense_ok, prefix=PREFIX) + old_links:
+    for notice in link_notices.url_notices(url, b, dense_ok, prefix=PREFIX) + old_links:
         st.warning(notice, icon=":material/link_off:")
     return b
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError
+from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, question_count
 from lab.corpus import decode_text, parse_qe
 
 from . import cache, links, store, uploads
@@ -267,8 +267,8 @@ def draw_run(mine: Corpus, settings) -> None:
 
     questions = len(mine.split(settings.split))
     st.caption(
-        f"Every page now runs on **{md_escape(mine.name)}** ({questions} {settings.split} "
-        f"questions) · {REFS_NOTE[settings.refs]}."
+        f"Every page now runs on **{md_escape(mine.name)}** "
+        f"({question_count(questions, settings.split)}) · {REFS_NOTE[settings.refs]}."
     )
     try:
         with st.spinner("Running every chunker on your corpus…"):

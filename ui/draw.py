@@ -47,6 +47,13 @@ def short(text: str, limit: int = 60) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
+def grid(n: int, per_row: int = 2) -> list:
+    """``n`` equal columns, at most ``per_row`` side by side, row after row."""
+    if n <= per_row:
+        return list(st.columns(n))
+    return [c for start in range(0, n, per_row) for c in st.columns(per_row)[: n - start]]
+
+
 def question_label(qid: str, text: str, limit: int = 60) -> str:
     """How a question is named wherever one is chosen or listed: its id and its text, cut."""
     return f"{qid} · {short(text, limit)}"

@@ -150,9 +150,15 @@ def rank_table(ex: Explanation) -> pd.DataFrame | None:
 
 
 def _build_view(
-    index: Index, q: Question, mode: str, budget: int, reranker=None, rerank_top: int = RERANK_TOP
+    index: Index,
+    q: Question,
+    mode: str,
+    budget: int,
+    reranker=None,
+    rerank_top: int = RERANK_TOP,
+    filters: bool = True,
 ) -> View:
-    ex = explain(index, q, mode, budget, reranker, rerank_top)
+    ex = explain(index, q, mode, budget, reranker, rerank_top, filters)
     documents = index.corpus.documents
     picked = set(ex.context.picked)
     positions = ex.ranking.positions()
@@ -197,7 +203,9 @@ def _build_view(
 def _view(_corpus: Corpus, digest: str, config: LabConfig, mode: str, qid: str) -> View:
     q = question(_corpus, qid)
     index = cache.index(_corpus, config, config.chunkers[0])
-    return _build_view(index, q, mode, config.budget, reranker_for(config), config.rerank_top)
+    return _build_view(
+        index, q, mode, config.budget, reranker_for(config), config.rerank_top, config.filters
+    )
 
 
 def view(of: Corpus, config: LabConfig, chunker: str, mode: str, qid: str) -> View:

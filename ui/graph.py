@@ -103,7 +103,7 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
     q = question(_corpus, qid)
     reranker = reranker_for(config)
     ex = (
-        explain(index, q, "graph", config.budget, reranker, config.rerank_top)
+        explain(index, q, "graph", config.budget, reranker, config.rerank_top, config.filters)
         if q is not None and n
         else None
     )

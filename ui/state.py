@@ -4,8 +4,8 @@ Each widget's ``key`` is its query parameter, set with ``bind="query-params"``
 (``?size=600&budget=80&chunker=structure&chunker=qes-dp``). Streamlit seeds a bound widget from
 the URL on page load, writes changes back, leaves default values out, and silently drops a value
 the widget cannot take. Before that, :func:`ui.links.enforce` brings the link's values within
-what the widgets take; :func:`url_notices` names what was changed or dropped, so a pasted link
-that falls back to defaults says why. The question (listed with its text) and the stored corpus
+what the widgets take; :mod:`ui.link_notices` names what was changed or dropped, so a pasted
+link that falls back to defaults says why. The question (listed with its text) and the stored corpus
 (``?question=q07&corpus_id=…``) are parameters written by hand.
 
 Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) is the group of
@@ -14,8 +14,7 @@ Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) 
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -26,92 +25,46 @@ from lab import (
     CHUNKERS,
     DEFAULT_CHUNKERS,
     LEXICAL_MODES,
-    MODES,
     REFERENCE_PLACEMENTS,
     SPLITS,
     LabConfig,
     Question,
     embed,
-    reference_placement,
 )
 from lab.rerank import DEFAULT_RERANKER
 
-from . import cache, cluster, corpus_input, dense, links
-from .dense import RERANK_TOP_RANGE
+from . import cache, cluster, corpus_input, dense, link_notices, links
 from .draw import md_escape, question_label
+from .link_notices import (
+    BUDGET_RANGE,
+    MULTI,
+    NOTICES_KEY,
+    NUMBERS,
+    SIZE_RANGE,
+    chunker_options,
+    mode_options,
+    read_old_refs,
+    url_notices,
+)
 
 BIND = links.BIND
-SIZE_RANGE = (100, 4000)
-BUDGET_RANGE = (10, 1000)
 SETTINGS_KEY = "settings"
 URL_KEY = "url_at_load"  # the query parameters of the session's first run; {} on later runs
-NOTICES_KEY = "url_notices"
 LINK_KEY = "link_params"  # page-level bound widgets' values, for the share link
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
 FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page loads
 
-NEEDS_DENSE = "needs dense=true"
-EXPECTED = {
-    "corpus": f"{cache.HANDBOOK}, or {cache.USER} with the corpus_id of a corpus kept on this "
-    "server",
-    "chunker": "one or more of " + ", ".join(CHUNKERS),
-    "mode": "some of " + ", ".join(MODES),
-    "size": f"a whole number of characters from {SIZE_RANGE[0]} to {SIZE_RANGE[1]}",
-    "budget": f"a whole number of words from {BUDGET_RANGE[0]} to {BUDGET_RANGE[1]}",
-    "split": "one of " + ", ".join(SPLITS),
-    "headers": "true or false",
-    "refs": "one of " + ", ".join(REFERENCE_PLACEMENTS),
-    "dense": "true or false",
-    "late": f"true or false; {NEEDS_DENSE}",
-    "rerank": f"true or false; {NEEDS_DENSE}",
-    "rerank_model": "a model hub id or the name of a folder in the app's models directory; "
-    + NEEDS_DENSE,
-    "rerank_top": f"a whole number from {RERANK_TOP_RANGE[0]} to {RERANK_TOP_RANGE[1]}; "
-    + NEEDS_DENSE,
-    "question": "a question id of the chosen corpus and split",
-}
-NUMBERS = {  # the Compare page's B binds b_size and b_budget
-    "size": SIZE_RANGE,
-    "budget": BUDGET_RANGE,
-    "rerank_top": RERANK_TOP_RANGE,
-    "b_size": SIZE_RANGE,
-    "b_budget": BUDGET_RANGE,
-}
-MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
-FLAGS = {"headers", "dense", "late", "rerank"}
-OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
 REFS_HELP = (
     "Where the text of a provision cited by number goes (structure and parent-child chunks). "
     "**delivered**: appended to the chunk, so it reaches the context and counts against the "
     "budget. **index-only**: retrieval and the graph use it, the context does not carry it. "
     "**off**: nowhere, and no reference edges in the chunk graph."
 )
-
-
-def chunker_options(dense: bool) -> list[str]:
-    """Every registered chunker the sidebar can offer: those needing embeddings only when dense
-    retrieval is on."""
-    return [name for name, spec in CHUNKERS.items() if dense or not spec.dense]
-
-
-def mode_options(dense: bool) -> tuple[str, ...]:
-    return MODES if dense else LEXICAL_MODES
-
-
-def expected(key: str, dense_ok: bool, dense: bool) -> str:
-    """What a link may say for ``key``, given whether dense retrieval is available and on."""
-    if key == "dense" and not dense_ok:
-        return f"false: dense retrieval is not available here (`{embed.INSTALL_HINT}` enables it)"
-    if key == "chunker" and not dense:
-        needing = [c for c in CHUNKERS if CHUNKERS[c].dense]
-        return (
-            "one or more of "
-            + ", ".join(chunker_options(False))
-            + (f" ({', '.join(needing)} {NEEDS_DENSE})" if needing else "")
-        )
-    if key == "mode" and not dense:
-        return "flat and/or graph (dense and hybrid need dense=true)"
-    return EXPECTED[key]
+FILTERS_HELP = (
+    "A question may carry a metadata filter (product, version...): retrieval then ranks only "
+    "the chunks of documents whose metadata match it. Off: every question ranks every "
+    "document. Only questions with a filter are affected."
+)
 
 
 @dataclass(frozen=True)
@@ -126,6 +79,7 @@ class Settings:
     split: str = LabConfig.split
     headers: bool = LabConfig.headers
     refs: str = LabConfig.refs
+    filters: bool = LabConfig.filters
     dense: bool = False
     late: bool = LabConfig.late
     rerank: bool = False
@@ -151,6 +105,7 @@ class Settings:
             split=self.split,
             headers=self.headers,
             refs=self.refs,
+            filters=self.filters,
             dense=embed.DEFAULT_MODEL if self.dense else None,
             late=self.late,
             rerank=self.reranker,
@@ -168,6 +123,7 @@ class Settings:
             "split": [self.split],
             "headers": [str(self.headers).lower()],
             "refs": [self.refs],
+            "filters": [str(self.filters).lower()],
             "dense": [str(self.dense).lower()],
             "late": [str(self.late).lower()],
             "rerank": [str(self.rerank).lower()],
@@ -185,78 +141,6 @@ class Settings:
             for key, values in self.params().items()
             if values and (key == "question" or values != default[key])
         }
-
-
-def _as_number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
-def _accepted(key: str, given: str, used: Sequence[str]) -> bool:
-    if key in NUMBERS:
-        return _as_number(given) is not None and _as_number(given) == float(used[0])
-    if key in FLAGS:
-        return given.lower() == used[0]
-    return given in used
-
-
-def _shown(text: str) -> str:
-    return md_escape(links.shown(text))
-
-
-def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str:
-    """What cleaning the link (:func:`links.clean`) changed, in words."""
-    given = ", ".join(_shown(v) for v in fix.given)
-    now = md_escape(fix.used) if fix.used is not None else None
-    if fix.key in EXPECTED:
-        expect = expected(fix.key, dense_ok, settings.dense)
-    else:  # a number another part of the app binds (NUMBERS is open to any parameter)
-        low, high = NUMBERS.get(fix.key, ("?", "?"))
-        expect = f"a whole number from {low} to {high}"
-    if fix.why == "repeated":
-        return (
-            f"The link gives **{fix.key}** {len(fix.given)} times ({given}): a setting takes "
-            f"one value, so the last one counts: **{now}**."
-        )
-    if fix.why == "not a number":
-        default = ", ".join(md_escape(v) for v in settings.params().get(fix.key, []))
-        default = default or "its default"
-        return (
-            f"Ignored **{fix.key}={given}** from the link: expected {expect}. Using **{default}**."
-        )
-    verb = "Clamped" if fix.why == "clamped" else "Rounded"
-    return f"{verb} **{fix.key}={given}** from the link to **{now}**: expected {expect}."
-
-
-def url_notices(
-    url: Mapping[str, Sequence[str]],
-    settings: Settings,
-    dense_ok: bool = True,
-    prefix: str = "",
-    fixes: Sequence[links.Fix] = (),
-) -> list[str]:
-    """One message per change cleaning made to the loaded URL, and per setting whose value in
-    the (cleaned) URL was not taken; with ``prefix``, only the parameters named ``prefix`` + a
-    setting (the Compare page's ``b_size``...)."""
-    used = settings.params()
-    notices = [fix_notice(fix, settings, dense_ok) for fix in fixes]
-    for key, given in url.items():
-        name = key.removeprefix(prefix)
-        if name not in EXPECTED or not key.startswith(prefix):
-            continue
-        rejected = [v for v in given if not _accepted(name, v, used[name])]
-        if not rejected:
-            continue
-        bad = ", ".join(f"{key}={_shown(v)}" for v in rejected)
-        now = ", ".join(md_escape(v) for v in used[name]) or "none"
-        notices.append(
-            f"Ignored **{bad}** from the link: expected "
-            f"{expected(name, dense_ok, settings.dense)}. Using **{now}**."
-        )
-    return notices
 
 
 def sidebar() -> Settings:
@@ -314,6 +198,13 @@ def sidebar() -> Settings:
             bind=BIND,
             help=REFS_HELP,
         )
+        filters = st.toggle(
+            "Metadata filters",
+            value=LabConfig.filters,
+            key="filters",
+            bind=BIND,
+            help=FILTERS_HELP,
+        )
         choice = dense.group()
         notes = st.container()
         st.caption(cluster.where())
@@ -333,6 +224,7 @@ def sidebar() -> Settings:
         split=split,
         headers=headers,
         refs=refs,
+        filters=filters,
         dense=choice.on,
         late=choice.late,
         rerank=choice.rerank,
@@ -352,29 +244,6 @@ def sidebar() -> Settings:
         )
     st.session_state[SETTINGS_KEY] = settings
     return settings
-
-
-def read_old_refs(prefix: str = "", current: str = LabConfig.refs) -> list[str]:
-    """A link from before reference placements says ``resolve_refs=true|false`` (B of the
-    Compare page: ``b_resolve_refs``): read false as ``refs=off`` and true as ``current``
-    resolved, "delivered" where ``current`` is off (a ``refs`` value in the same link wins).
-    The notice for any other value."""
-    old_key, key = f"{prefix}resolve_refs", f"{prefix}refs"
-    old = st.query_params.get_all(old_key)
-    if not old:
-        return []
-    del st.query_params[old_key]
-    flag = OLD_REFS.get(old[-1].strip().lower())
-    if flag is None:
-        using = st.query_params.get(key)
-        return [
-            f"Ignored **{old_key}={_shown(old[-1])}** from the link: expected true or false "
-            f"(now **{key}**: {', '.join(REFERENCE_PLACEMENTS)}). Using "
-            f"**{using if using in REFERENCE_PLACEMENTS else current}**."
-        ]
-    if key not in st.query_params:
-        st.session_state[key] = reference_placement(current, flag)
-    return []
 
 
 def _question_picker(questions: Sequence[Question], first_run: bool) -> str | None:
@@ -515,13 +384,6 @@ def retrieval_note(settings: Settings, lead: str = "") -> str:
     return lead + " · ".join(parts)
 
 
-def grid(n: int, per_row: int = 2) -> list:
-    """``n`` equal columns, at most ``per_row`` side by side, row after row."""
-    if n <= per_row:
-        return list(st.columns(n))
-    return [c for start in range(0, n, per_row) for c in st.columns(per_row)[: n - start]]
-
-
 def page_selectbox(
     label: str, options: Sequence[str], *, key: str, index: int = 0, **kwargs
 ) -> str:
@@ -529,7 +391,7 @@ def page_selectbox(
     value = st.selectbox(label, options, index=index, key=key, bind=BIND, **kwargs)
     given = st.session_state.get(URL_KEY, {}).get(key)
     if given and any(v not in options for v in given):
-        bad = ", ".join(f"{key}={_shown(v)}" for v in given)
+        bad = ", ".join(f"{key}={link_notices.shown(v)}" for v in given)
         st.warning(f"Ignored **{bad}** from the link. Using **{md_escape(value)}**.")
     if value != options[index]:
         keep_in_link(key, [value])
@@ -544,7 +406,7 @@ def page_pills(label: str, options: Sequence[str], *, key: str, **kwargs) -> lis
     )
     unknown = [v for v in st.session_state.get(URL_KEY, {}).get(key, []) if v and v not in options]
     if unknown:  # an empty value is a link with nothing chosen
-        bad = ", ".join(f"{key}={_shown(v)}" for v in unknown)
+        bad = ", ".join(f"{key}={link_notices.shown(v)}" for v in unknown)
         using = ", ".join(md_escape(v) for v in chosen) or "none"
         st.warning(f"Ignored **{bad}** from the link. Using **{using}**.")
     if list(chosen) != list(options):
@@ -555,21 +417,6 @@ def page_pills(label: str, options: Sequence[str], *, key: str, **kwargs) -> lis
 def keep_in_link(key: str, values: list[str]) -> None:
     """Carry a page-level setting in the share link (values off their defaults only)."""
     st.session_state[LINK_KEY][key] = values
-
-
-def _dismiss_notices() -> None:
-    st.session_state[NOTICES_KEY] = []
-
-
-def show_notices() -> None:
-    """Warn about link values that fell back to defaults, until the user dismisses them."""
-    notices = st.session_state.get(NOTICES_KEY)
-    if not notices:
-        return
-    with st.container(border=True):
-        for notice in notices:
-            st.warning(notice, icon=":material/link_off:")
-        st.button("Dismiss", key="dismiss_url_notices", type="tertiary", on_click=_dismiss_notices)
 
 
 def share_link(settings: Settings, url_path: str) -> str:

@@ -336,17 +336,11 @@ class Retrieval:
         ]
 
     def _kept(self, budget: int) -> tuple[tuple[QuestionResult, ...], Metrics]:
-        with self._lock:
-            if budget in self._results:
-                self._results.move_to_end(budget)
-                return self._results[budget]
-        results = self._evaluate(budget)
-        value = (results, aggregate(results))
-        with self._lock:
-            self._results[budget] = value
-            while len(self._results) > KEPT_BUDGETS:
-                self._results.popitem(last=False)
-        return value
+        def make():
+            results = self._evaluate(budget)
+            return results, aggregate(results)
+
+        return bounded_get(self._lock, self._results, budget, make, KEPT_BUDGETS)
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -424,6 +418,22 @@ class Retrieval:
         return out
 
 
+def bounded_get(lock: threading.Lock, table: OrderedDict, key, make: Callable, limit: int):
+    """``table[key]``, made by ``make()`` when missing (outside ``lock``, so other threads are
+    not held up), kept as the most recently used; past ``limit`` entries the least recently
+    used are dropped."""
+    with lock:
+        if key in table:
+            table.move_to_end(key)
+            return table[key]
+    value = make()
+    with lock:
+        table[key] = value
+        while len(table) > limit:
+            table.popitem(last=False)
+    return value
+
+
 class LabCache:
     """Indexes and rankings kept for reuse across runs, sweeps and budgets (least recently used
     ones dropped past ``max_indexes``). Safe to share between threads."""
@@ -435,24 +445,13 @@ class LabCache:
         self._stats: WeakKeyDictionary[Index, OrderedDict] = WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    def _get(self, table: OrderedDict, key: tuple, make: Callable, limit: int):
-        with self._lock:
-            if key in table:
-                table.move_to_end(key)
-                return table[key]
-        value = make()
-        with self._lock:
-            table[key] = value
-            while len(table) > limit:
-                table.popitem(last=False)
-        return value
-
     def index(
         self, corpus: Corpus, config: LabConfig, chunker: str, size: int | None = None
     ) -> Index:
         size = size or config.size
         key = _index_key(corpus, config, chunker, size)
-        return self._get(
+        return bounded_get(
+            self._lock,
             self._indexes,
             key,
             lambda: build_index(
@@ -472,14 +471,9 @@ class LabCache:
         """``index_stats(index, budget)``, kept while the index lives (``KEPT_BUDGETS`` each)."""
         with self._lock:
             kept = self._stats.setdefault(index, OrderedDict())
-            if budget in kept:
-                return kept[budget]
-        value = index_stats(index, budget)
-        with self._lock:
-            kept[budget] = value
-            while len(kept) > KEPT_BUDGETS:
-                kept.popitem(last=False)
-        return value
+        return bounded_get(
+            self._lock, kept, budget, lambda: index_stats(index, budget), KEPT_BUDGETS
+        )
 
     def retrieval(
         self, index: Index, config: LabConfig, mode: str, unfiltered: bool = False
@@ -499,7 +493,8 @@ class LabCache:
         questions = index.corpus.split(config.split)
         if unfiltered:
             questions = tuple(q for q in questions if q.filter)
-        return self._get(
+        return bounded_get(
+            self._lock,
             self._retrievals,
             key,
             lambda: Retrieval.of(

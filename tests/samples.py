@@ -163,6 +163,17 @@ REAL_DOCUMENTS = {
 }
 
 
+# The TechNova support collection's documents, in the order of data/technova/collection.json
+TECHNOVA_DOCS = [
+    "firmware-changelog.md",
+    "troubleshooting-guide.md",
+    "product-specs.html",
+    "headphones-faq.md",
+    "returns-policy.md",
+    "support-call.txt",
+    "wh-500-quick-start.md",
+]
+
 # The chunkers of SPEC section 4 whose contracts these tests pin down; later chunkers (recursive,
 # semantic, parent-child, ...) promise other things and bring their own tests.
 SPEC_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")

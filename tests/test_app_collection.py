@@ -7,6 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from app_support import open_app
+from samples import TECHNOVA_DOCS as DOCS
 
 from ui import cache
 
@@ -87,17 +88,6 @@ def shows_the_collection(page: str, at) -> bool:
     if page.endswith("compare.py"):
         return "by-type" in at.selectbox(key="b_chunker").options
     return at.title[0].value == "Your corpus"
-
-
-DOCS = [
-    "firmware-changelog.md",
-    "troubleshooting-guide.md",
-    "product-specs.html",
-    "headphones-faq.md",
-    "returns-policy.md",
-    "support-call.txt",
-    "wh-500-quick-start.md",
-]
 
 
 @pytest.mark.parametrize("page", PAGES)

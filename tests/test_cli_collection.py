@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+from samples import TECHNOVA_DOCS as DOCS
 from test_cli import assert_user_error, run_cli, run_json, write
 
 from lab import CHUNKERS
@@ -13,15 +14,6 @@ from lab import CHUNKERS
 ROOT = Path(__file__).resolve().parent.parent
 TECHNOVA = ROOT / "data" / "technova"
 MANIFEST = str(TECHNOVA / "collection.json")
-DOCS = [
-    "firmware-changelog.md",
-    "troubleshooting-guide.md",
-    "product-specs.html",
-    "headphones-faq.md",
-    "returns-policy.md",
-    "support-call.txt",
-    "wh-500-quick-start.md",
-]
 
 
 def test_collection_json_names_the_document_of_every_chunk_and_evidence_span(capsys):

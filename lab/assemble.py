@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
 
 import numpy as np
 
 NOVELTY = 0.3
 FIRST_LOOK = 32  # ranked chunks examined before the rest of the ranking is sorted
+MARK_CELLS = 1 << 22  # chunks x token marks set out at once when building ``TokenMarks``
 
 PICKED = "picked"
 OVER_BUDGET = "over budget"
@@ -17,19 +19,138 @@ NEAR_DUPLICATE = "near-duplicate"
 BELOW_CUT = "below the cut"
 MERGED = "already delivered"  # parent-child: its parent is in the context already
 
+Outcome = tuple[tuple[int, ...], int, int]  # positions picked, the cut, words used
+
+
+@dataclass(frozen=True, eq=False)
+class Look:
+    """Chunks the assembler examines, best first (``ranked``), their words (``sizes``), the
+    fewest words of any offered chunk from each position on (``least``, counting the offered
+    chunks past the look too), and whether the look holds every offered chunk (``whole``)."""
+
+    ranked: list[int]
+    sizes: list[int]
+    least: list[int]
+    whole: bool
+
+    @classmethod
+    def of(cls, order: np.ndarray, rest_min: int | None, words: np.ndarray) -> Look:
+        """The look over ``order``; ``rest_min``: the fewest words of an offered chunk after it
+        (None: ``order`` is every offered chunk)."""
+        sizes = words[order]
+        least = np.minimum.accumulate(sizes[::-1])[::-1]
+        if rest_min is not None:
+            least = np.minimum(least, rest_min)
+        return cls(order.tolist(), sizes.tolist(), least.tolist(), rest_min is None)
+
+
+@dataclass(frozen=True, eq=False)
+class TokenMarks:
+    """Each chunk's tokens as bit sets, what the novelty rule reads. The ``i``-th occurrence of a
+    term in a chunk is one bit (``own``); ``cover`` has every bit any chunk may set for the
+    chunk's terms. Tokens of chunk ``k`` new to a context whose covers are OR-ed in ``seen``:
+    ``lengths[k] - (own[k] & seen).bit_count()`` (repeats counted)."""
+
+    own: list[int]
+    cover: list[int]
+    lengths: list[int]
+
+
+def token_marks(tokens: Sequence[Sequence[int]]) -> TokenMarks:
+    """``TokenMarks`` of chunks given as token ids."""
+    lengths = [len(t) for t in tokens]
+    n = len(tokens)
+    flat = np.fromiter(chain.from_iterable(tokens), dtype=np.int64, count=sum(lengths))
+    if not len(flat):
+        return TokenMarks([0] * n, [0] * n, lengths)
+    terms, term = np.unique(flat, return_inverse=True)
+    v = len(terms)
+    key = np.repeat(np.arange(n, dtype=np.int64), lengths) * v + term.reshape(-1)
+    key.sort(kind="stable")
+    fresh = np.empty(len(key), dtype=bool)
+    fresh[0], fresh[1:] = True, key[1:] != key[:-1]
+    starts = np.flatnonzero(fresh)
+    occurrence = np.arange(len(key)) - starts[np.cumsum(fresh) - 1]  # 0 for a term's first
+    chunk, term = key // v, key % v
+    most = np.zeros(v, dtype=np.int64)  # the most occurrences of each term in one chunk
+    np.maximum.at(most, term, occurrence + 1)
+    base = np.cumsum(most) - most
+    own = _bit_sets(n, chunk, base[term] + occurrence)
+    run_chunk, run_term = chunk[starts], term[starts]
+    spread = most[run_term]
+    offsets = np.arange(int(spread.sum())) - np.repeat(np.cumsum(spread) - spread, spread)
+    cover = _bit_sets(n, np.repeat(run_chunk, spread), np.repeat(base[run_term], spread) + offsets)
+    return TokenMarks(own, cover, lengths)
+
+
+def _bit_sets(n: int, rows: np.ndarray, bits: np.ndarray) -> list[int]:
+    """Per row ``0..n-1``, the int whose set bits are the ``bits`` paired with it (``rows``
+    ascending)."""
+    out: list[int] = []
+    bounds = np.searchsorted(rows, np.arange(n + 1))
+    width = int(bits.max()) + 1 if len(bits) else 1
+    block = max(1, MARK_CELLS // width)
+    for first in range(0, n, block):
+        last = min(n, first + block)
+        lo, hi = bounds[first], bounds[last]
+        cols = bits[lo:hi]
+        span = (int(cols.max()) + 8) // 8 * 8 if len(cols) else 8
+        grid = np.zeros((last - first, span), dtype=bool)
+        grid[rows[lo:hi] - first, cols] = True
+        packed = np.packbits(grid, axis=1, bitorder="little").tobytes()
+        step = span // 8
+        out += [int.from_bytes(packed[i : i + step], "little") for i in range(0, len(packed), step)]
+    return out
+
 
 @dataclass(frozen=True, eq=False)
 class Context:
-    """What the assembler took. ``skipped`` maps a chunk it passed over to why; offered chunks
-    from position ``cut`` of the ranking on were never considered because nothing more could fit.
-    ``positions`` are the picked chunks' 0-based ranks."""
+    """What the assembler took. Offered chunks from position ``cut`` of the ranking on were never
+    considered because nothing more could fit; ``skipped`` maps a chunk before the cut that it
+    passed over to why. ``positions`` are the picked chunks' 0-based ranks; ``ranked`` and
+    ``sizes`` the ranked chunks the assembler walked and their words, ``keys`` their delivery
+    keys (parent-child)."""
 
     picked: tuple[int, ...]
-    skipped: dict[int, str]
     cut: int
     words: int
     positions: tuple[int, ...] = ()
     budget: int | None = None
+    ranked: Sequence[int] = ()
+    sizes: Sequence[int] = ()
+    keys: Sequence[int] | None = None
+
+    @classmethod
+    def of(
+        cls, look: Look, outcome: Outcome, budget: int, keys: Sequence[int] | None = None
+    ) -> Context:
+        positions, cut, used = outcome
+        ranked = look.ranked
+        picked = tuple(ranked[p] for p in positions)
+        return cls(picked, cut, used, positions, budget, ranked, look.sizes, keys)
+
+    @cached_property
+    def skipped(self) -> dict[int, str]:
+        """Why each chunk before the cut that was not picked was passed over: its parent already
+        delivered, too long for the words left, or too little new."""
+        out: dict[int, str] = {}
+        taken = set(self.positions)
+        keys, ranked, sizes = self.keys, self.ranked, self.sizes
+        delivered: set[int] = set()
+        used = 0
+        for p in range(self.cut):
+            k = ranked[p]
+            if p in taken:
+                used += sizes[p]
+                if keys is not None:
+                    delivered.add(keys[k])
+            elif keys is not None and keys[k] in delivered:
+                out[k] = MERGED
+            elif used + sizes[p] > self.budget:
+                out[k] = OVER_BUDGET
+            else:
+                out[k] = NEAR_DUPLICATE
+        return out
 
     def decision(self, chunk: int, position: int, words: int | None = None) -> str | None:
         """Why ``chunk`` (at ``position`` in the ranking, -1 if not offered, ``words`` long) was or
@@ -45,26 +166,61 @@ class Context:
         return OVER_BUDGET if too_long else BELOW_CUT
 
 
-@dataclass(frozen=True, eq=False)
-class Look:
-    """Chunks the assembler examines, best first (``order``), with the fewest words of any offered
-    chunk after them (``rest_min``, None when none is), and what every budget's pass over them
-    reads: their ids, their words, and the fewest words from each position on."""
+def walk(
+    look: Look,
+    budgets: Sequence[int],
+    marks: TokenMarks,
+    keys: Sequence[int] | None = None,
+    novelty: float = NOVELTY,
+) -> list[Outcome]:
+    """The assembler over ``look`` at every budget of ``budgets`` (ascending, distinct) at once.
 
-    order: np.ndarray
-    rest_min: int | None
-    ranked: list[int]
-    words: np.ndarray
-    sizes: list[int]
-    least: list[int]
-
-    @classmethod
-    def of(cls, order: np.ndarray, rest_min: int | None, words: np.ndarray) -> Look:
-        sizes = words[order]
-        least = np.minimum.accumulate(sizes[::-1])[::-1]
-        if rest_min is not None:
-            least = np.minimum(least, rest_min)
-        return cls(order, rest_min, order.tolist(), sizes, sizes.tolist(), least.tolist())
+    Offer chunks in ranked order: skip one whose delivery key (``keys``, parent-child) is
+    delivered already, skip one that would exceed the budget (and go on: a smaller, lower-ranked
+    chunk may still fit), skip one whose tokens are less than ``novelty`` new relative to the
+    context so far, take the rest; the cut comes where no remaining chunk could fit. Budgets
+    take the same steps until a chunk fits some and not others: the walk then goes on for both
+    groups, so shared steps (and novelty tests) are done once. A budget whose walk reaches the
+    end of a partial look gets the cut ``len(look.ranked)``: it needs a longer look."""
+    ranked, sizes, least = look.ranked, look.sizes, look.least
+    own, cover, lengths = marks.own, marks.cover, marks.lengths
+    n = len(ranked)
+    out: list = [None] * len(budgets)
+    # A group: the next position, words used, OR of the picked chunks' covers, positions picked,
+    # delivery keys delivered, and the budgets [lo, hi) in that state.
+    stack = [(0, 0, 0, (), frozenset(), 0, len(budgets))]
+    while stack:
+        p, used, seen, picks, delivered, lo, hi = stack.pop()
+        while p < n:
+            floor = used + least[p]
+            while lo < hi and budgets[lo] < floor:
+                out[lo] = (picks, p, used)
+                lo += 1
+            if lo == hi:
+                break
+            k = ranked[p]
+            p += 1
+            if keys is not None and keys[k] in delivered:
+                continue
+            need = used + sizes[p - 1]
+            if budgets[hi - 1] < need:
+                continue
+            if picks:
+                length = lengths[k]
+                if (length - (own[k] & seen).bit_count()) / max(1, length) < novelty:
+                    continue
+            m = lo
+            while budgets[m] < need:
+                m += 1
+            if m > lo:
+                stack.append((p, used, seen, picks, delivered, lo, m))
+            if keys is not None:
+                delivered = delivered | {keys[k]}
+            picks, used, seen, lo = (*picks, p - 1), need, seen | cover[k], m
+        else:
+            for b in range(lo, hi):
+                out[b] = (picks, n, used)
+    return out
 
 
 def assemble(
@@ -75,7 +231,7 @@ def assemble(
     novelty: float = NOVELTY,
     keys: Sequence[int] | None = None,
     first: Look | None = None,
-    bags: Sequence[tuple[dict[int, int], int]] | None = None,
+    marks: TokenMarks | None = None,
 ) -> Context:
     """Offer chunks in ranked order: skip one that would exceed ``budget`` words (and go on: a
     smaller, lower-ranked chunk may still fit), skip one whose tokens are less than ``novelty`` new
@@ -83,18 +239,20 @@ def assemble(
     Chunks sharing a delivery key (``keys``: parent-child) are delivered once.
 
     ``ranking`` is a :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first.
-    ``first``: ``look_ahead(ranking, words, FIRST_LOOK)``, if already known; ``bags``:
-    ``token_bags(tokens)``, if kept."""
+    ``first``: ``look_ahead(ranking, words, FIRST_LOOK)``, if already known; ``marks``:
+    ``token_marks(tokens)``, if kept."""
+    marks = marks if marks is not None else token_marks(tokens)
     if isinstance(ranking, np.ndarray):
-        return _assemble(Look.of(ranking, None, words), tokens, budget, novelty, keys, bags)
+        look = Look.of(ranking, None, words)
+        return Context.of(look, walk(look, [budget], marks, keys, novelty)[0], budget, keys)
     size = FIRST_LOOK
+    look = first if first is not None else look_ahead(ranking, words, size)
     while True:
-        look = first if first is not None and size == FIRST_LOOK else None
-        look = look or look_ahead(ranking, words, size)
-        context = _assemble(look, tokens, budget, novelty, keys, bags)
-        if len(look.order) == ranking.offered or context.cut < len(look.order):
-            return context
-        size *= 4
+        outcome = walk(look, [budget], marks, keys, novelty)[0]
+        if look.whole or outcome[1] < len(look.ranked):
+            return Context.of(look, outcome, budget, keys)
+        size = max(size, len(look.ranked)) * 4
+        look = look_ahead(ranking, words, size)
 
 
 def look_ahead(ranking, words: np.ndarray, size: int) -> Look:
@@ -105,57 +263,3 @@ def look_ahead(ranking, words: np.ndarray, size: int) -> Look:
     rest = ranking.score > 0
     rest[head] = False
     return Look.of(head, int(words[rest].min()), words)
-
-
-def token_bags(tokens: Sequence[Sequence[int]]) -> list[tuple[dict[int, int], int]]:
-    """Each chunk's tokens as counts per token and their total: what the novelty rule needs."""
-    return [(Counter(t), len(t)) for t in tokens]
-
-
-def _assemble(look: Look, tokens, budget, novelty, keys, bags=None) -> Context:
-    delivered: set[int] = set()
-    picked: list[int] = []
-    positions: list[int] = []
-    skipped: dict[int, str] = {}
-    seen: set[int] = set()
-    used = 0
-    n = len(look.ranked)
-    if n == 0:
-        return Context((), {}, 0, 0, (), budget)
-    cut = n
-    ranked, ranked_words, sizes, least = look.ranked, look.words, look.sizes, look.least
-    position = 0
-    while position < n:
-        left = budget - used
-        if left < least[position]:
-            cut = position
-            break
-        if keys is None and sizes[position] > left:
-            # Jump over the run of chunks too long for what is left (``least`` never falls, so
-            # the cut cannot come inside a run that ends at a chunk that fits).
-            fits = np.flatnonzero(ranked_words[position:] <= left)
-            end = position + int(fits[0]) if len(fits) else n
-            skipped.update(dict.fromkeys(ranked[position:end], OVER_BUDGET))
-            position = end
-            continue
-        k, w = ranked[position], sizes[position]
-        position += 1
-        if keys is not None and keys[k] in delivered:
-            skipped[k] = MERGED
-            continue
-        if used + w > budget:
-            skipped[k] = OVER_BUDGET
-            continue
-        bag, length = bags[k] if bags is not None else (Counter(tokens[k]), len(tokens[k]))
-        if picked:
-            new = sum(map(bag.__getitem__, bag.keys() - seen))  # tokens not seen, with repeats
-            if new / max(1, length) < novelty:
-                skipped[k] = NEAR_DUPLICATE
-                continue
-        picked.append(k)
-        if keys is not None:
-            delivered.add(keys[k])
-        positions.append(position - 1)
-        used += w
-        seen.update(bag)
-    return Context(tuple(picked), skipped, cut, used, tuple(positions), budget)

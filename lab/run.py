@@ -15,7 +15,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from .assemble import FIRST_LOOK, Context, Look, assemble
+from .assemble import FIRST_LOOK, Context, Look, Outcome, walk
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
@@ -24,10 +24,13 @@ from .metrics import (
     Metrics,
     QuestionResult,
     RankedQuestion,
+    RankingMeans,
     aggregate,
     index_stats,
     rank_question,
+    ranking_means,
     score_question,
+    tally,
 )
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
 
@@ -41,6 +44,7 @@ DEFAULT_SIZES = (250, 350, 450, 600, 800)
 KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
 RESTMIN_TRIES = 64  # shortest chunks tried first for the assembler's first look
 POSITION_CELLS = 1 << 18  # questions x chunks compared at once when finding ranks
+FULL_SORT = 256  # on an index of at most this many chunks, whole rankings are sorted at once
 
 Progress = Callable[[int, int], None]
 
@@ -276,6 +280,17 @@ class LabResult:
         return pd.DataFrame(rows)
 
 
+class Scored:
+    """One budget's assembly for every question of a retrieval (the assembler's outcome over
+    each question's look) and its metrics; the per-question results are built when asked for."""
+
+    __slots__ = ("looks", "outcomes", "metrics", "results")
+
+    def __init__(self, looks: list[Look], outcomes: list[Outcome], metrics: Metrics):
+        self.looks, self.outcomes, self.metrics = looks, outcomes, metrics
+        self.results: tuple[QuestionResult, ...] | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Retrieval:
     """Rankings of one index in one mode for a list of questions, to assemble at any budget."""
@@ -303,29 +318,79 @@ class Retrieval:
         return cls(index, mode, tuple(questions), tuple(rankings))
 
     def contexts(self, budget: int) -> list[Context]:
-        index = self.index
-        tokens, words, keys = index.delivered_tokens, index.words, index.delivery_keys
+        """Every question's context at ``budget``."""
+        scored, keys = self._kept([budget])[0], self.index.delivery_keys
         return [
-            assemble(r, words, tokens, budget, keys=keys, first=f, bags=index.delivered_bags)
-            for r, f in zip(self.rankings, self.first_looks, strict=True)
+            Context.of(look, outcome, budget, keys)
+            for look, outcome in zip(scored.looks, scored.outcomes, strict=True)
         ]
 
     def evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
         """Every question's result at ``budget``; kept with their metrics for the last
         ``KEPT_BUDGETS`` budgets asked for."""
-        return self._kept(budget)[0]
+        scored = self._kept([budget])[0]
+        if scored.results is None:
+            index, keys = self.index, self.index.delivery_keys
+            scored.results = tuple(
+                score_question(index, q, r, Context.of(look, outcome, budget, keys), ranked=p)
+                for q, r, look, outcome, p in zip(
+                    self.questions,
+                    self.rankings,
+                    scored.looks,
+                    scored.outcomes,
+                    self.ranked,
+                    strict=True,
+                )
+            )
+        return scored.results
 
     def metrics(self, budget: int) -> Metrics:
         """``aggregate(self.evaluate(budget))``, kept with the results."""
-        return self._kept(budget)[1]
+        return self._kept([budget])[0].metrics
 
-    def _evaluate(self, budget: int) -> tuple[QuestionResult, ...]:
-        return tuple(
-            score_question(self.index, q, r, c, ranked=p)
-            for q, r, c, p in zip(
-                self.questions, self.rankings, self.contexts(budget), self.ranked, strict=True
-            )
-        )
+    def metrics_at(self, budgets: Sequence[int]) -> list[Metrics]:
+        """``self.metrics(b)`` for each budget of ``budgets``, those not kept assembled at once."""
+        return [scored.metrics for scored in self._kept(budgets)]
+
+    def _kept(self, budgets: Sequence[int]) -> list[Scored]:
+        return bounded_get_many(self._lock, self._results, budgets, self._score, KEPT_BUDGETS)
+
+    def _score(self, budgets: Sequence[int]) -> list[Scored]:
+        """Assemble and count hits at every budget of ``budgets`` in one walk per question."""
+        ascending = sorted(set(budgets))
+        looks, walked = self._walk(ascending)
+        means, hits = self._means, self._evidence_at
+        scored = {}
+        for i, budget in enumerate(ascending):
+            outcomes = [w[i] for w in walked]
+            partial = complete = words = chunks = 0
+            for (picks, _, used), (at, every) in zip(outcomes, hits, strict=True):
+                found = 0
+                for p in picks:
+                    found |= at.get(p, 0)
+                partial += found != 0
+                complete += found == every
+                words += used
+                chunks += len(picks)
+            metrics = tally(means, partial, complete, words, chunks)
+            scored[budget] = Scored(looks, outcomes, metrics)
+        return [scored[b] for b in budgets]
+
+    def _walk(self, budgets: list[int]) -> tuple[list[Look], list[list[Outcome]]]:
+        """Per question, the look the assembler needed and its outcome at each budget: the first
+        look, or a longer one (four times as long each time) where a budget walked past it."""
+        index = self.index
+        marks, keys = index.delivered_marks, index.delivery_keys
+        looks = list(self.first_looks)
+        walked = [walk(look, budgets, marks, keys) for look in looks]
+        size = FIRST_LOOK
+        pending = _short(looks, walked, range(len(looks)))
+        while pending:
+            size *= 4
+            for j, look in zip(pending, self._looks(pending, size), strict=True):
+                looks[j], walked[j] = look, walk(look, budgets, marks, keys)
+            pending = _short(looks, walked, pending)
+        return looks, walked
 
     @cached_property
     def ranked(self) -> list[RankedQuestion]:
@@ -335,12 +400,23 @@ class Retrieval:
             for q, r, p in zip(self.questions, self.rankings, self.positions, strict=True)
         ]
 
-    def _kept(self, budget: int) -> tuple[tuple[QuestionResult, ...], Metrics]:
-        def make():
-            results = self._evaluate(budget)
-            return results, aggregate(results)
+    @cached_property
+    def _means(self) -> RankingMeans:
+        return ranking_means(self.ranked)
 
-        return bounded_get(self._lock, self._results, budget, make, KEPT_BUDGETS)
+    @cached_property
+    def _evidence_at(self) -> list[tuple[dict[int, int], int]]:
+        """Per question, the evidence spans held by the chunk at each ranked position (a bit per
+        span; positions holding none left out), and the bits of all its spans."""
+        out = []
+        for r, pos in zip(self.ranked, self.positions, strict=True):
+            at: dict[int, int] = {}
+            for i, holders in enumerate(r.holders):
+                for h in holders:
+                    if (p := pos[h]) >= 0:
+                        at[p] = at.get(p, 0) | 1 << i
+            out.append((at, (1 << len(r.holders)) - 1))
+        return out
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -350,19 +426,26 @@ class Retrieval:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state, _lock=threading.Lock())
 
-    def scores(self) -> np.ndarray:
+    def scores(self, rows: Sequence[int] | None = None) -> np.ndarray:
         """Questions x chunks: the score each ranking gives each chunk (built when asked, not
-        kept: the rankings hold the same numbers)."""
-        if not self.rankings:
+        kept: the rankings hold the same numbers); ``rows``: only those questions."""
+        rankings = self.rankings if rows is None else [self.rankings[j] for j in rows]
+        if not rankings:
             return np.zeros((0, len(self.index.chunks)))
-        return np.stack([r.score for r in self.rankings])
+        return np.stack([r.score for r in rankings])
 
     @cached_property
     def first_looks(self) -> list[Look]:
         """Per question, what the assembler examines first (``look_ahead(ranking, words,
-        FIRST_LOOK)``), for every budget and all questions at once."""
-        scores, words = self.scores(), self.index.words
-        heads = top_rows(scores, FIRST_LOOK)
+        FIRST_LOOK)``, or the whole ranking on a small index), all questions at once."""
+        return self._looks(None, FIRST_LOOK)
+
+    def _looks(self, rows: Sequence[int] | None, size: int) -> list[Look]:
+        """The looks of ``size`` of the questions ``rows`` (None: all), found at once."""
+        scores, words = self.scores(rows), self.index.words
+        if scores.shape[1] <= FULL_SORT:
+            return whole_looks(scores, words)
+        heads = top_rows(scores, size)
         offered = np.count_nonzero(scores > 0, axis=1)
         lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
         rest = np.flatnonzero(lengths < offered)
@@ -371,8 +454,8 @@ class Retrieval:
             # The shortest offered chunk past the head: try the RESTMIN_TRIES shortest chunks of
             # the index first (shortest first), and all of them for a row none of those settles.
             in_head = np.zeros((len(rest), scores.shape[1]), dtype=bool)
-            rows = np.repeat(np.arange(len(rest)), lengths[rest])
-            in_head[rows, np.concatenate([heads[j] for j in rest.tolist()])] = True
+            at = np.repeat(np.arange(len(rest)), lengths[rest])
+            in_head[at, np.concatenate([heads[j] for j in rest.tolist()])] = True
             shortest = np.argsort(words, kind="stable")[:RESTMIN_TRIES]
             ok = (scores[np.ix_(rest, shortest)] > 0) & ~in_head[:, shortest]
             found = ok.any(axis=1)
@@ -388,23 +471,26 @@ class Retrieval:
         not offered), as ``Ranking.position`` gives it: read off the first look, or counted for
         all questions at once."""
         index = self.index
-        wanted = [
-            sorted({k for ev in q.evidence for k in index.holding(ev).tolist()})
-            for q in self.questions
-        ]
-        out: list[dict[int, int]] = [{} for _ in wanted]
+        holding = index.holder_lists
+        out: list[dict[int, int]] = []
         later: list[tuple[int, int]] = []  # chunks past the first look: counted below
-        for j, (look, ks) in enumerate(zip(self.first_looks, wanted, strict=True)):
-            at = {k: p for p, k in enumerate(look.ranked)}
-            for k in ks:
-                if k in at:
-                    out[j][k] = at[k]
-                else:
-                    later.append((j, k))
+        for j, (q, look) in enumerate(zip(self.questions, self.first_looks, strict=True)):
+            ranked, at = look.ranked, {}
+            for ev in q.evidence:
+                for k in holding[(ev.doc, ev.start, ev.end)]:
+                    if k in ranked:
+                        at[k] = ranked.index(k)
+                    elif look.whole:
+                        at[k] = -1
+                    else:
+                        later.append((j, k))
+            out.append(at)
+        if not later:
+            return out
         rows = np.fromiter((j for j, _ in later), dtype=np.int64, count=len(later))
         chunks = np.fromiter((k for _, k in later), dtype=np.int64, count=len(later))
         ranks = np.empty(len(rows), dtype=np.int64)
-        scores, n = (self.scores() if later else None), len(index.chunks)
+        scores, n = self.scores(), len(index.chunks)
         block = max(1, POSITION_CELLS // max(n, 1))
         before = np.arange(n)
         for start in range(0, len(rows), block):
@@ -418,20 +504,57 @@ class Retrieval:
         return out
 
 
+def _short(looks: list[Look], walked: list[list[Outcome]], rows: Iterable[int]) -> list[int]:
+    """The questions of ``rows`` where some budget walked to the end of a partial look."""
+    return [
+        j
+        for j in rows
+        if not looks[j].whole and any(cut == len(looks[j].ranked) for _, cut, _ in walked[j])
+    ]
+
+
+def whole_looks(scores: np.ndarray, words: np.ndarray) -> list[Look]:
+    """Every row's whole ranking as a look (every offered chunk, best first, ties in index
+    order), from one sort of all rows."""
+    q, n = scores.shape
+    order = np.argsort(-scores, axis=1, kind="stable")
+    offered = np.count_nonzero(scores > 0, axis=1)
+    sizes = words[order]
+    beyond = np.arange(n) >= offered[:, None]
+    least = np.minimum.accumulate(np.where(beyond, np.iinfo(np.int64).max, sizes)[:, ::-1], axis=1)
+    ranked, sizes, least = order.tolist(), sizes.tolist(), least[:, ::-1].tolist()
+    return [
+        Look(ranked[j][:m], sizes[j][:m], least[j][:m], True)
+        for j, m in enumerate(offered.tolist())
+    ]
+
+
+def bounded_get_many(
+    lock: threading.Lock, table: OrderedDict, keys: Sequence, make: Callable, limit: int
+) -> list:
+    """``[table[key] for key in keys]``, those missing made by one ``make(missing keys)`` (outside
+    ``lock``, so other threads are not held up), kept as the most recently used; past ``limit``
+    entries the least recently used are dropped."""
+    found = {}
+    with lock:
+        for key in keys:
+            if key in table:
+                table.move_to_end(key)
+                found[key] = table[key]
+    missing = [key for key in dict.fromkeys(keys) if key not in found]
+    if missing:
+        made = make(missing)
+        found.update(zip(missing, made, strict=True))
+        with lock:
+            table.update(zip(missing, made, strict=True))
+            while len(table) > limit:
+                table.popitem(last=False)
+    return [found[key] for key in keys]
+
+
 def bounded_get(lock: threading.Lock, table: OrderedDict, key, make: Callable, limit: int):
-    """``table[key]``, made by ``make()`` when missing (outside ``lock``, so other threads are
-    not held up), kept as the most recently used; past ``limit`` entries the least recently
-    used are dropped."""
-    with lock:
-        if key in table:
-            table.move_to_end(key)
-            return table[key]
-    value = make()
-    with lock:
-        table[key] = value
-        while len(table) > limit:
-            table.popitem(last=False)
-    return value
+    """``table[key]``, made by ``make()`` when missing (see ``bounded_get_many``)."""
+    return bounded_get_many(lock, table, [key], lambda _: [make()], limit)[0]
 
 
 class LabCache:
@@ -725,8 +848,7 @@ def sweep_cell(
     rows = []
     for mode in config.modes:
         retrieval = cache.retrieval(index, config, mode)
-        for budget in budgets:
-            metrics = retrieval.metrics(budget)
+        for budget, metrics in zip(budgets, retrieval.metrics_at(budgets), strict=True):
             rows.append(
                 {
                     "chunker": chunker,

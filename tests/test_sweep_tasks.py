@@ -43,7 +43,7 @@ def test_a_warm_rerun_only_looks_things_up(handbook, monkeypatch):
     cache = LabCache()
     first = sweep(handbook, CONFIG, **GRID, cache=cache).rows
     result = run_lab(handbook, CONFIG, cache=cache).to_dict()
-    names = ("build_index", "rank", "assemble", "score_question", "index_stats")
+    names = ("build_index", "rank", "walk", "score_question", "index_stats")
     calls = {name: counting(monkeypatch, name) for name in names}
     assert sweep(handbook, CONFIG, **GRID, cache=cache).rows == first
     assert run_lab(handbook, CONFIG, cache=cache).to_dict() == result

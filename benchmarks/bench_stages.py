@@ -50,9 +50,12 @@ def laps(text: str, qe, config: LabConfig = FULL) -> tuple[float, dict[str, dict
             lap(f"rank {mode}")
             contexts = retrieval.contexts(config.budget)
             lap("assemble")
-            triples = zip(retrieval.rankings, contexts, retrieval.positions, strict=True)
+            triples = zip(retrieval.rankings, contexts, retrieval.ranked, strict=True)
             aggregate(
-                [score_question(index, q, *t) for q, t in zip(questions, triples, strict=True)]
+                [
+                    score_question(index, q, r, c, ranked=p)
+                    for q, (r, c, p) in zip(questions, triples, strict=True)
+                ]
             )
             lap("score")
         out[chunker] = spent

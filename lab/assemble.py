@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -11,6 +12,7 @@ import numpy as np
 
 NOVELTY = 0.3
 FIRST_LOOK = 32  # ranked chunks examined before the rest of the ranking is sorted
+SCAN = 32  # chunks too long for the budget passed one by one before the rest is searched at once
 MARK_CELLS = 1 << 22  # chunks x token marks set out at once when building ``TokenMarks``
 
 PICKED = "picked"
@@ -24,14 +26,16 @@ Outcome = tuple[tuple[int, ...], int, int]  # positions picked, the cut, words u
 
 @dataclass(frozen=True, eq=False)
 class Look:
-    """Chunks the assembler examines, best first (``ranked``), their words (``sizes``), the
-    fewest words of any offered chunk from each position on (``least``, counting the offered
-    chunks past the look too), and whether the look holds every offered chunk (``whole``)."""
+    """Chunks the assembler examines, best first (``ranked``), their words (``sizes``, and as an
+    array ``words``), the fewest words of any offered chunk from each position on (``least``,
+    counting the offered chunks past the look too), and whether the look holds every offered
+    chunk (``whole``)."""
 
     ranked: list[int]
     sizes: list[int]
     least: list[int]
     whole: bool
+    words: np.ndarray
 
     @classmethod
     def of(cls, order: np.ndarray, rest_min: int | None, words: np.ndarray) -> Look:
@@ -41,7 +45,7 @@ class Look:
         least = np.minimum.accumulate(sizes[::-1])[::-1]
         if rest_min is not None:
             least = np.minimum(least, rest_min)
-        return cls(order.tolist(), sizes.tolist(), least.tolist(), rest_min is None)
+        return cls(order.tolist(), sizes.tolist(), least.tolist(), rest_min is None, sizes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,12 +202,26 @@ def walk(
                 lo += 1
             if lo == hi:
                 break
+            need = used + sizes[p]
+            if budgets[hi - 1] < need:
+                # Too long for every budget of the group: go on at the next chunk that fits the
+                # largest (a long run is searched in the array); a budget cut on the way is cut
+                # where ``least`` first passes what it has left.
+                limit, q = budgets[hi - 1] - used, p + 1
+                end = min(n, p + SCAN)
+                while q < end and sizes[q] > limit:
+                    q += 1
+                if q == end < n:
+                    later = np.flatnonzero(look.words[q:] <= limit)
+                    q = q + int(later[0]) if len(later) else n
+                while lo < hi and budgets[lo] < used + least[q - 1]:
+                    out[lo] = (picks, bisect_right(least, budgets[lo] - used, p + 1, q), used)
+                    lo += 1
+                p = q
+                continue
             k = ranked[p]
             p += 1
             if keys is not None and keys[k] in delivered:
-                continue
-            need = used + sizes[p - 1]
-            if budgets[hi - 1] < need:
                 continue
             if picks:
                 length = lengths[k]

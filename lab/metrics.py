@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assemble import Context
+from .assemble import FIRST_LOOK, Context, Look, look_ahead
 from .corpus import Question
 from .index import Index
 from .retrieve import Ranking
@@ -179,28 +179,41 @@ def _evidence(
 
 
 def rank_question(
-    index: Index, q: Question, ranking: Ranking, positions: dict[int, int] | None = None
+    index: Index, q: Question, ranking: Ranking, look: Look | None = None
 ) -> RankedQuestion:
-    """The budget-independent part of ``score_question``. ``positions``: the ranks of (at least)
-    the chunks holding its evidence, if already known."""
-    holding = index.holder_lists
+    """The budget-independent part of ``score_question``. ``look``: the ranking's first look
+    (``look_ahead(ranking, index.words, FIRST_LOOK)``), if already known: ranks in it are read
+    off it, and only an evidence span none of whose holders it shows has its best holder's rank
+    counted."""
+    if look is None:
+        look = look_ahead(ranking, index.words, FIRST_LOOK)
+    holding, ranked = index.holder_lists, look.ranked
     held = tuple(holding[(ev.doc, ev.start, ev.end)] for ev in q.evidence)
     relevant = set().union(*held)
-    if positions is None:
-        positions = {k: ranking.position(k) for k in relevant}
+    where = {k: ranked.index(k) for k in relevant if k in ranked}
     bests = []
     for holders in held:
-        offered = [(r, h) for h in holders if (r := positions[h]) >= 0]
-        bests.append(min(offered) if offered else None)
-    rel_positions = sorted(r for k in relevant if (r := positions[k]) >= 0)
-    within = [(k, bisect_left(rel_positions, k)) for k in KS]  # relevant chunks ranked above k
+        shown = [(where[h], h) for h in holders if h in where]
+        if shown:
+            bests.append(min(shown))
+            continue
+        score = ranking.score
+        offered = [h for h in holders if score[h] > 0] if not look.whole else []
+        if not offered:
+            bests.append(None)
+            continue
+        h = max(offered, key=lambda k: (score[k], -k))  # ranked first: ties in index order
+        bests.append((ranking.position(h), h))
+    ranks = [b[0] for b in bests if b is not None]
+    # Relevant chunks ranked above k (k <= FIRST_LOOK: any such chunk is in the look).
+    within = [(k, sum(1 for r in where.values() if r < k)) for k in KS]
     n = len(relevant)
     return RankedQuestion(
         held,
         tuple(bests),
         {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0),
         {k: c / k for k, c in within},
-        1 / (rel_positions[0] + 1) if rel_positions else 0.0,
+        1 / (min(ranks) + 1) if ranks else 0.0,
     )
 
 
@@ -209,14 +222,12 @@ def score_question(
     q: Question,
     ranking: Ranking,
     context: Context,
-    positions: dict[int, int] | None = None,
     ranked: RankedQuestion | None = None,
 ) -> QuestionResult:
     """Evidence in context, diagnosis of what missed, and ranking metrics for one question.
-    ``positions``: the ranks of chunks holding its evidence, if already known; ``ranked``:
-    ``rank_question``'s part, if already known."""
+    ``ranked``: ``rank_question``'s part, if already known."""
     if ranked is None:
-        ranked = rank_question(index, q, ranking, positions)
+        ranked = rank_question(index, q, ranking)
     picked = set(context.picked)
     names = index.doc_names
     evidence = []

@@ -43,8 +43,8 @@ DEFAULT_BUDGETS = (40, 60, 80, 120, 160, 200, 300, 400)
 DEFAULT_SIZES = (250, 350, 450, 600, 800)
 KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
 RESTMIN_TRIES = 64  # shortest chunks tried first for the assembler's first look
-POSITION_CELLS = 1 << 18  # questions x chunks compared at once when finding ranks
 FULL_SORT = 256  # on an index of at most this many chunks, whole rankings are sorted at once
+GROW = 16  # a look too short for the assembler is followed by one this many times as long
 
 Progress = Callable[[int, int], None]
 
@@ -364,10 +364,10 @@ class Retrieval:
         for i, budget in enumerate(ascending):
             outcomes = [w[i] for w in walked]
             partial = complete = words = chunks = 0
-            for (picks, _, used), (at, every) in zip(outcomes, hits, strict=True):
+            for look, (picks, _, used), (at, every) in zip(looks, outcomes, hits, strict=True):
                 found = 0
                 for p in picks:
-                    found |= at.get(p, 0)
+                    found |= at.get(look.ranked[p], 0)
                 partial += found != 0
                 complete += found == every
                 words += used
@@ -386,7 +386,7 @@ class Retrieval:
         size = FIRST_LOOK
         pending = _short(looks, walked, range(len(looks)))
         while pending:
-            size *= 4
+            size *= GROW
             for j, look in zip(pending, self._looks(pending, size), strict=True):
                 looks[j], walked[j] = look, walk(look, budgets, marks, keys)
             pending = _short(looks, walked, pending)
@@ -396,8 +396,8 @@ class Retrieval:
     def ranked(self) -> list[RankedQuestion]:
         """Per question, what its result owes to the ranking alone (the same at every budget)."""
         return [
-            rank_question(self.index, q, r, p)
-            for q, r, p in zip(self.questions, self.rankings, self.positions, strict=True)
+            rank_question(self.index, q, r, look)
+            for q, r, look in zip(self.questions, self.rankings, self.first_looks, strict=True)
         ]
 
     @cached_property
@@ -406,15 +406,14 @@ class Retrieval:
 
     @cached_property
     def _evidence_at(self) -> list[tuple[dict[int, int], int]]:
-        """Per question, the evidence spans held by the chunk at each ranked position (a bit per
-        span; positions holding none left out), and the bits of all its spans."""
+        """Per question, the evidence spans each chunk holding some holds (a bit per span), and
+        the bits of all its spans."""
         out = []
-        for r, pos in zip(self.ranked, self.positions, strict=True):
+        for r in self.ranked:
             at: dict[int, int] = {}
             for i, holders in enumerate(r.holders):
                 for h in holders:
-                    if (p := pos[h]) >= 0:
-                        at[p] = at.get(p, 0) | 1 << i
+                    at[h] = at.get(h, 0) | 1 << i
             out.append((at, (1 << len(r.holders)) - 1))
         return out
 
@@ -465,44 +464,6 @@ class Retrieval:
             rest_min = dict(zip(rest.tolist(), mins.tolist(), strict=True))
         return [Look.of(h, rest_min.get(j), words) for j, h in enumerate(heads)]
 
-    @cached_property
-    def positions(self) -> list[dict[int, int]]:
-        """Per question, the 0-based rank of each chunk holding one of its evidence spans (-1:
-        not offered), as ``Ranking.position`` gives it: read off the first look, or counted for
-        all questions at once."""
-        index = self.index
-        holding = index.holder_lists
-        out: list[dict[int, int]] = []
-        later: list[tuple[int, int]] = []  # chunks past the first look: counted below
-        for j, (q, look) in enumerate(zip(self.questions, self.first_looks, strict=True)):
-            ranked, at = look.ranked, {}
-            for ev in q.evidence:
-                for k in holding[(ev.doc, ev.start, ev.end)]:
-                    if k in ranked:
-                        at[k] = ranked.index(k)
-                    elif look.whole:
-                        at[k] = -1
-                    else:
-                        later.append((j, k))
-            out.append(at)
-        if not later:
-            return out
-        rows = np.fromiter((j for j, _ in later), dtype=np.int64, count=len(later))
-        chunks = np.fromiter((k for _, k in later), dtype=np.int64, count=len(later))
-        ranks = np.empty(len(rows), dtype=np.int64)
-        scores, n = self.scores(), len(index.chunks)
-        block = max(1, POSITION_CELLS // max(n, 1))
-        before = np.arange(n)
-        for start in range(0, len(rows), block):
-            j, k = rows[start : start + block], chunks[start : start + block]
-            row, s = scores[j], scores[j, k][:, None]
-            ahead = np.count_nonzero(row > s, axis=1)
-            ahead += np.count_nonzero((row == s) & (before < k[:, None]), axis=1)
-            ranks[start : start + block] = np.where(s[:, 0] > 0, ahead, -1)
-        for j, k, r in zip(rows.tolist(), chunks.tolist(), ranks.tolist(), strict=True):
-            out[j][k] = r
-        return out
-
 
 def _short(looks: list[Look], walked: list[list[Outcome]], rows: Iterable[int]) -> list[int]:
     """The questions of ``rows`` where some budget walked to the end of a partial look."""
@@ -519,12 +480,12 @@ def whole_looks(scores: np.ndarray, words: np.ndarray) -> list[Look]:
     q, n = scores.shape
     order = np.argsort(-scores, axis=1, kind="stable")
     offered = np.count_nonzero(scores > 0, axis=1)
-    sizes = words[order]
+    array = words[order]
     beyond = np.arange(n) >= offered[:, None]
-    least = np.minimum.accumulate(np.where(beyond, np.iinfo(np.int64).max, sizes)[:, ::-1], axis=1)
-    ranked, sizes, least = order.tolist(), sizes.tolist(), least[:, ::-1].tolist()
+    least = np.minimum.accumulate(np.where(beyond, np.iinfo(np.int64).max, array)[:, ::-1], axis=1)
+    ranked, sizes, least = order.tolist(), array.tolist(), least[:, ::-1].tolist()
     return [
-        Look(ranked[j][:m], sizes[j][:m], least[j][:m], True)
+        Look(ranked[j][:m], sizes[j][:m], least[j][:m], True, array[j, :m])
         for j, m in enumerate(offered.tolist())
     ]
 

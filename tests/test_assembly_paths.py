@@ -1,0 +1,182 @@
+"""The fast assembly and scoring paths against the plain rule: every budget of a sweep walked at
+once, novelty read from token bit sets, looks shorter than the ranking, whole rankings sorted at
+once on small indexes, ranking metrics read off a look, metrics counted without results."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import lab.run
+from lab import LabConfig, build_corpus, run_lab
+from lab.assemble import (
+    MERGED,
+    NEAR_DUPLICATE,
+    OVER_BUDGET,
+    Context,
+    Look,
+    token_marks,
+    walk,
+)
+from lab.generate import generate_corpus
+from lab.metrics import KS, aggregate
+from lab.run import LabCache, Retrieval
+
+
+def assemble_alone(order, words, tokens, budget, keys=None):
+    """The assembler's rule at one budget over a whole ranking, one chunk at a time: stop where no
+    chunk left could fit (the cut); skip a chunk whose delivery key is delivered, then one over
+    the words left, then one less than 30% of whose tokens (with repeats) are new, unless nothing
+    is taken yet; take the rest."""
+    picks, skipped, seen, delivered, used = [], {}, set(), set(), 0
+    for p, k in enumerate(order):
+        if budget - used < min(words[j] for j in order[p:]):
+            return tuple(picks), p, used, skipped
+        if keys is not None and keys[k] in delivered:
+            skipped[k] = MERGED
+            continue
+        if used + words[k] > budget:
+            skipped[k] = OVER_BUDGET
+            continue
+        new = sum(1 for t in tokens[k] if t not in seen)
+        if picks and new / max(1, len(tokens[k])) < 0.3:
+            skipped[k] = NEAR_DUPLICATE
+            continue
+        picks.append(p)
+        used += words[k]
+        seen.update(tokens[k])
+        if keys is not None:
+            delivered.add(keys[k])
+    return tuple(picks), len(order), used, skipped
+
+
+@st.composite
+def rankings(draw):
+    """Chunks (words, token ids, delivery keys or none), a ranking of some of them, budgets."""
+    n = draw(st.integers(1, 40))
+    words = draw(st.lists(st.integers(1, 60), min_size=n, max_size=n))
+    tokens = draw(st.lists(st.lists(st.integers(0, 25), max_size=12), min_size=n, max_size=n))
+    keys = draw(st.none() | st.lists(st.integers(0, 5), min_size=n, max_size=n))
+    order = draw(st.permutations(range(n)))[: draw(st.integers(0, n))]
+    budgets = sorted(draw(st.sets(st.integers(1, 250), min_size=1, max_size=9)))
+    return np.array(words), tokens, keys, list(order), budgets
+
+
+@given(rankings())
+def test_walking_all_budgets_at_once_gives_each_what_the_rule_gives_it_alone(drawn):
+    words, tokens, keys, order, budgets = drawn
+    look = Look.of(np.array(order, dtype=np.int64), None, words)
+    outcomes = walk(look, budgets, token_marks(tokens), keys)
+    for budget, outcome in zip(budgets, outcomes, strict=True):
+        picks, cut, used, skipped = assemble_alone(order, words, tokens, budget, keys)
+        assert outcome == (picks, cut, used)
+        context = Context.of(look, outcome, budget, keys)
+        assert context.picked == tuple(order[p] for p in picks)
+        assert context.skipped == skipped
+
+
+@given(rankings(), st.integers(0, 40))
+def test_a_partial_look_decides_as_the_whole_ranking_or_asks_for_more(drawn, shown):
+    words, tokens, keys, order, budgets = drawn
+    if shown >= len(order):
+        return
+    rest_min = int(min(words[k] for k in order[shown:]))
+    look = Look.of(np.array(order[:shown], dtype=np.int64), rest_min, words)
+    outcomes = walk(look, budgets, token_marks(tokens), keys)
+    for budget, (picks, cut, used) in zip(budgets, outcomes, strict=True):
+        whole = assemble_alone(order, words, tokens, budget, keys)
+        if cut < shown:
+            assert (picks, cut, used) == whole[:3]
+        else:  # walked the whole look: the first `shown` decisions are the whole ranking's
+            assert cut == shown
+            assert picks == tuple(p for p in whole[0] if p < shown)
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 30), max_size=15), min_size=1, max_size=12),
+    st.data(),
+)
+def test_token_bit_sets_count_new_tokens_with_their_repeats(tokens, data):
+    marks = token_marks(tokens)
+    taken = data.draw(st.sets(st.integers(0, len(tokens) - 1)))
+    seen_tokens = {t for k in taken for t in tokens[k]}
+    seen = 0
+    for k in taken:
+        seen |= marks.cover[k]
+    for k, chunk in enumerate(tokens):
+        new = sum(c for t, c in Counter(chunk).items() if t not in seen_tokens)
+        assert marks.lengths[k] - (marks.own[k] & seen).bit_count() == new
+
+
+def test_token_bit_sets_by_hand():
+    # Terms 7 (at most twice in a chunk) and 9 (once): bits 0-1 for 7, bit 2 for 9.
+    marks = token_marks([[7, 7, 9], [9], []])
+    assert marks.own == [0b111, 0b100, 0] and marks.cover == [0b111, 0b100, 0]
+    assert marks.lengths == [3, 1, 0]
+    assert (marks.own[0] & marks.cover[1]).bit_count() == 1  # chunk 1 seen: one token of 3 old
+
+
+@pytest.fixture(scope="module")
+def wide():
+    """A generated corpus big enough that graph rankings offer hundreds of chunks."""
+    text, qe = generate_corpus(60_000, 40, seed=3)
+    return build_corpus({"generated": text}, qe)
+
+
+def test_looking_ahead_gives_what_sorting_whole_rankings_gives(wide, monkeypatch):
+    config = LabConfig(split="all", budget=300, chunkers=("sentence", "structure", "qes-greedy"))
+    whole = run_lab(wide, config).to_dict()
+    longer = []
+    looks = Retrieval._looks
+
+    def counted(self, rows, size):
+        longer.append(size > lab.run.FIRST_LOOK)
+        return looks(self, rows, size)
+
+    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
+    monkeypatch.setattr(Retrieval, "_looks", counted)
+    assert run_lab(wide, config).to_dict() == whole
+    assert any(longer)  # some question's assembler needed more than its first look
+
+
+def test_ranking_metrics_read_off_a_look_equal_the_whole_rankings(wide, monkeypatch):
+    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
+    config = LabConfig(split="all", size=250)
+    index = LabCache().index(wide, config, "sentence")
+    deep = 0
+    for mode in ("flat", "graph"):
+        retrieval = Retrieval.of(index, wide.questions, mode)
+        for q, ranking, ranked in zip(
+            wide.questions, retrieval.rankings, retrieval.ranked, strict=True
+        ):
+            positions = ranking.positions()
+            best = []
+            for ev in q.evidence:
+                offered = sorted((int(positions[k]), int(k)) for k in index.holding(ev))
+                offered = [pair for pair in offered if pair[0] >= 0]
+                best.append(offered[0] if offered else None)
+                deep += bool(offered) and offered[0][0] >= 32
+            relevant = {int(k) for ev in q.evidence for k in index.holding(ev)}
+            ranks = sorted(int(positions[k]) for k in relevant if positions[k] >= 0)
+            assert list(ranked.best) == best
+            for k in KS:
+                within = sum(1 for r in ranks if r < k)
+                assert ranked.recall_at[k] == (within / len(relevant) if relevant else 0.0)
+                assert ranked.precision_at[k] == within / k
+            assert ranked.reciprocal_rank == (1 / (ranks[0] + 1) if ranks else 0.0)
+    assert deep  # some evidence ranked past the first look: its rank was counted
+
+
+def test_metrics_of_many_budgets_at_once_equal_each_budgets_results_aggregated(handbook):
+    config = LabConfig(split="all", chunkers=("fixed", "structure", "qes-greedy"))
+    budgets = [40, 80, 120, 300, 1000]
+    cache = LabCache()
+    for chunker in config.chunkers:
+        index = cache.index(handbook, config, chunker)
+        for mode in config.modes:
+            together = Retrieval.of(index, handbook.questions, mode).metrics_at(budgets)
+            for budget, metrics in zip(budgets, together, strict=True):
+                alone = Retrieval.of(index, handbook.questions, mode)
+                assert metrics == aggregate(alone.evaluate(budget))

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,10 +23,10 @@ BELOW_CUT = "below the cut"
 MERGED = "already delivered"  # parent-child: its parent is in the context already
 
 Outcome = tuple[tuple[int, ...], int, int]  # positions picked, the cut, words used
+_new = object.__new__
 
 
-@dataclass(frozen=True, eq=False)
-class Look:
+class Look(NamedTuple):
     """Chunks the assembler examines, best first (``ranked``), their words (``sizes``, and as an
     array ``words``), the fewest words of any offered chunk from each position on (``least``,
     counting the offered chunks past the look too), and whether the look holds every offered
@@ -61,16 +62,15 @@ class TokenMarks:
 
 
 def token_marks(tokens: Sequence[Sequence[int]]) -> TokenMarks:
-    """``TokenMarks`` of chunks given as token ids."""
-    lengths = [len(t) for t in tokens]
+    """``TokenMarks`` of chunks given as token ids (vocabulary indices: small ints >= 0)."""
+    lengths = list(map(len, tokens))
     n = len(tokens)
     flat = np.fromiter(chain.from_iterable(tokens), dtype=np.int64, count=sum(lengths))
     if not len(flat):
         return TokenMarks([0] * n, [0] * n, lengths)
-    terms, term = np.unique(flat, return_inverse=True)
-    v = len(terms)
-    key = np.repeat(np.arange(n, dtype=np.int64), lengths) * v + term.reshape(-1)
-    key.sort(kind="stable")
+    v = int(flat.max()) + 1  # ids no chunk has take no bits
+    key = np.repeat(np.arange(n, dtype=np.int64), lengths) * v + flat
+    key.sort()
     fresh = np.empty(len(key), dtype=bool)
     fresh[0], fresh[1:] = True, key[1:] != key[:-1]
     starts = np.flatnonzero(fresh)
@@ -130,31 +130,34 @@ class Context:
     ) -> Context:
         positions, cut, used = outcome
         ranked = look.ranked
-        picked = tuple(ranked[p] for p in positions)
-        return cls(picked, cut, used, positions, budget, ranked, look.sizes, keys)
+        context = _new(cls)  # a run builds thousands: its fields set at once, not one by one
+        vars(context).update(
+            picked=tuple([ranked[p] for p in positions]),
+            cut=cut,
+            words=used,
+            positions=positions,
+            budget=budget,
+            ranked=ranked,
+            sizes=look.sizes,
+            keys=keys,
+        )
+        return context
 
     @cached_property
     def skipped(self) -> dict[int, str]:
-        """Why each chunk before the cut that was not picked was passed over: its parent already
-        delivered, too long for the words left, or too little new."""
-        out: dict[int, str] = {}
+        """Why each chunk before the cut that was not picked was passed over."""
         taken = set(self.positions)
-        keys, ranked, sizes = self.keys, self.ranked, self.sizes
-        delivered: set[int] = set()
-        used = 0
-        for p in range(self.cut):
-            k = ranked[p]
-            if p in taken:
-                used += sizes[p]
-                if keys is not None:
-                    delivered.add(keys[k])
-            elif keys is not None and keys[k] in delivered:
-                out[k] = MERGED
-            elif used + sizes[p] > self.budget:
-                out[k] = OVER_BUDGET
-            else:
-                out[k] = NEAR_DUPLICATE
-        return out
+        return {self.ranked[p]: self._reason(p) for p in range(self.cut) if p not in taken}
+
+    def _reason(self, position: int) -> str:
+        """Why the chunk at ``position`` (before the cut, not picked) was passed over: its
+        delivery key delivered already, too long for the words left, or too little new."""
+        before = [p for p in self.positions if p < position]
+        keys, ranked = self.keys, self.ranked
+        if keys is not None and keys[ranked[position]] in {keys[ranked[p]] for p in before}:
+            return MERGED
+        used = sum(self.sizes[p] for p in before)
+        return OVER_BUDGET if used + self.sizes[position] > self.budget else NEAR_DUPLICATE
 
     def decision(self, chunk: int, position: int, words: int | None = None) -> str | None:
         """Why ``chunk`` (at ``position`` in the ranking, -1 if not offered, ``words`` long) was or
@@ -162,10 +165,10 @@ class Context:
         could never fit); a shorter one is "below the cut" (the budget filled first)."""
         if chunk in self.picked:
             return PICKED
-        if chunk in self.skipped:
-            return self.skipped[chunk]
+        if 0 <= position < self.cut and self.ranked[position] == chunk:
+            return self._reason(position)
         if position < self.cut or position < 0:
-            return None
+            return self.skipped.get(chunk)
         too_long = words is not None and self.budget is not None and words > self.budget
         return OVER_BUDGET if too_long else BELOW_CUT
 

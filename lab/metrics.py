@@ -146,6 +146,7 @@ _new = object.__new__
 _PICK = tuple(getattr(Pick, f).__set__ for f in Pick.__dataclass_fields__)
 _EVIDENCE = tuple(getattr(EvidenceResult, f).__set__ for f in EvidenceResult.__dataclass_fields__)
 _RESULT = tuple(getattr(QuestionResult, f).__set__ for f in QuestionResult.__dataclass_fields__)
+_RANKED = tuple(getattr(RankedQuestion, f).__set__ for f in RankedQuestion.__dataclass_fields__)
 
 
 def _pick(fields: tuple[str, int, tuple, str], rank: int, _set=_PICK) -> Pick:
@@ -206,15 +207,23 @@ def rank_question(
         bests.append((ranking.position(h), h))
     ranks = [b[0] for b in bests if b is not None]
     # Relevant chunks ranked above k (k <= FIRST_LOOK: any such chunk is in the look).
-    within = [(k, sum(1 for r in where.values() if r < k)) for k in KS]
+    shown = sorted(where.values())
+    within = [(k, bisect_left(shown, k)) for k in KS]
     n = len(relevant)
-    return RankedQuestion(
-        held,
-        tuple(bests),
-        {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0),
-        {k: c / k for k, c in within},
-        1 / (min(ranks) + 1) if ranks else 0.0,
-    )
+    ranked_question = _new(RankedQuestion)
+    for set_value, value in zip(
+        _RANKED,
+        (
+            held,
+            tuple(bests),
+            {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0),
+            {k: c / k for k, c in within},
+            1 / (min(ranks) + 1) if ranks else 0.0,
+        ),
+        strict=True,
+    ):
+        set_value(ranked_question, value)
+    return ranked_question
 
 
 def score_question(

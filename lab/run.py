@@ -33,6 +33,7 @@ from .metrics import (
     tally,
 )
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
+from .topk import top
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
     import pandas as pd
@@ -43,8 +44,7 @@ DEFAULT_BUDGETS = (40, 60, 80, 120, 160, 200, 300, 400)
 DEFAULT_SIZES = (250, 350, 450, 600, 800)
 KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
 RESTMIN_TRIES = 64  # shortest chunks tried first for the assembler's first look
-FULL_SORT = 256  # on an index of at most this many chunks, whole rankings are sorted at once
-GROW = 16  # a look too short for the assembler is followed by one this many times as long
+FULL_SORT = 64  # on an index of at most this many chunks, whole rankings are sorted at once
 
 Progress = Callable[[int, int], None]
 
@@ -378,18 +378,16 @@ class Retrieval:
 
     def _walk(self, budgets: list[int]) -> tuple[list[Look], list[list[Outcome]]]:
         """Per question, the look the assembler needed and its outcome at each budget: the first
-        look, or a longer one (four times as long each time) where a budget walked past it."""
+        look, or the whole ranking where a budget walked past the first look (a walk that long
+        is looking for a short chunk far down, and usually goes to the end)."""
         index = self.index
-        marks, keys = index.delivered_marks, index.delivery_keys
+        marks, keys, words = index.delivered_marks, index.delivery_keys, index.words
         looks = list(self.first_looks)
         walked = [walk(look, budgets, marks, keys) for look in looks]
-        size = FIRST_LOOK
-        pending = _short(looks, walked, range(len(looks)))
-        while pending:
-            size *= GROW
-            for j, look in zip(pending, self._looks(pending, size), strict=True):
-                looks[j], walked[j] = look, walk(look, budgets, marks, keys)
-            pending = _short(looks, walked, pending)
+        for j in _short(looks, walked):
+            ranking = self.rankings[j]
+            looks[j] = Look.of(top(ranking.score, ranking.offered), None, words)
+            walked[j] = walk(looks[j], budgets, marks, keys)
         return looks, walked
 
     @cached_property
@@ -425,26 +423,21 @@ class Retrieval:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state, _lock=threading.Lock())
 
-    def scores(self, rows: Sequence[int] | None = None) -> np.ndarray:
+    def scores(self) -> np.ndarray:
         """Questions x chunks: the score each ranking gives each chunk (built when asked, not
-        kept: the rankings hold the same numbers); ``rows``: only those questions."""
-        rankings = self.rankings if rows is None else [self.rankings[j] for j in rows]
-        if not rankings:
+        kept: the rankings hold the same numbers)."""
+        if not self.rankings:
             return np.zeros((0, len(self.index.chunks)))
-        return np.stack([r.score for r in rankings])
+        return np.stack([r.score for r in self.rankings])
 
     @cached_property
     def first_looks(self) -> list[Look]:
         """Per question, what the assembler examines first (``look_ahead(ranking, words,
         FIRST_LOOK)``, or the whole ranking on a small index), all questions at once."""
-        return self._looks(None, FIRST_LOOK)
-
-    def _looks(self, rows: Sequence[int] | None, size: int) -> list[Look]:
-        """The looks of ``size`` of the questions ``rows`` (None: all), found at once."""
-        scores, words = self.scores(rows), self.index.words
+        scores, words = self.scores(), self.index.words
         if scores.shape[1] <= FULL_SORT:
             return whole_looks(scores, words)
-        heads = top_rows(scores, size)
+        heads = top_rows(scores, FIRST_LOOK)
         offered = np.count_nonzero(scores > 0, axis=1)
         lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
         rest = np.flatnonzero(lengths < offered)
@@ -465,12 +458,12 @@ class Retrieval:
         return [Look.of(h, rest_min.get(j), words) for j, h in enumerate(heads)]
 
 
-def _short(looks: list[Look], walked: list[list[Outcome]], rows: Iterable[int]) -> list[int]:
-    """The questions of ``rows`` where some budget walked to the end of a partial look."""
+def _short(looks: list[Look], walked: list[list[Outcome]]) -> list[int]:
+    """The questions where some budget walked to the end of a partial look."""
     return [
         j
-        for j in rows
-        if not looks[j].whole and any(cut == len(looks[j].ranked) for _, cut, _ in walked[j])
+        for j, (look, outcomes) in enumerate(zip(looks, walked, strict=True))
+        if not look.whole and any(cut == len(look.ranked) for _, cut, _ in outcomes)
     ]
 
 

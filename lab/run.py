@@ -799,10 +799,14 @@ def sweep_cell(
     and every budget, from a single index (its embeddings included) and one ranking per mode."""
     cache = cache or LabCache()
     index = cache.index(corpus, config, chunker, size)
+    lengths = np.sort(index.words)
+    over = (len(lengths) - np.searchsorted(lengths, budgets, side="right")).tolist()
     rows = []
     for mode in config.modes:
         retrieval = cache.retrieval(index, config, mode)
-        for budget, metrics in zip(budgets, retrieval.metrics_at(budgets), strict=True):
+        for budget, metrics, too_long in zip(
+            budgets, retrieval.metrics_at(budgets), over, strict=True
+        ):
             rows.append(
                 {
                     "chunker": chunker,
@@ -819,8 +823,8 @@ def sweep_cell(
                     "gap": metrics.gap,
                     "mean_context_words": metrics.mean_context_words,
                     "chunks": len(index.chunks),
-                    "over_budget_chunks": int((index.words > budget).sum()),
-                    "fits": bool((index.words <= budget).any()),
+                    "over_budget_chunks": too_long,
+                    "fits": too_long < len(lengths),
                 }
             )
     return tuple(rows)

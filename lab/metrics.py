@@ -207,8 +207,8 @@ def rank_question(
         bests.append((ranking.position(h), h))
     ranks = [b[0] for b in bests if b is not None]
     # Relevant chunks ranked above k (k <= FIRST_LOOK: any such chunk is in the look).
-    shown = sorted(where.values())
-    within = [(k, bisect_left(shown, k)) for k in KS]
+    in_look = sorted(where.values())
+    within = [(k, bisect_left(in_look, k)) for k in KS]
     n = len(relevant)
     ranked_question = _new(RankedQuestion)
     for set_value, value in zip(

@@ -2,6 +2,7 @@
 
 import re
 
+import altair as alt
 import pandas as pd
 import pytest
 from app_support import PAGES, open_app
@@ -138,11 +139,16 @@ def test_pages_run_on_a_users_corpus_even_on_a_split_without_questions():
 # Drawings: checked without the app, on the bundled handbook.
 
 
+def _spec(chart) -> dict:
+    """A chart template as its Vega-Lite spec: an Altair chart's, or a spec written out."""
+    return chart if isinstance(chart, dict) else chart.to_dict()
+
+
 def test_every_chart_template_is_a_valid_vega_lite_spec():
     templates = [
         recall.recall_chart(),
         recall.verdict_matrix(),
-        overview.boundary_strip(),
+        alt.LayerChart.from_dict(overview.boundary_strip(), validate=True),
         sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES),
         sweeps.sweep_lines("size", ("structure",), ("graph",)),
         sweeps.sweep_heatmap("partial", tuple(CHUNKERS)),
@@ -174,7 +180,7 @@ def test_chart_data_fill_the_named_datasets_of_their_templates(handbook):
         (compare.recall_chart(), {"rows": compare.recall_data(flat_vs_graph)}),
     ]
     for chart, data in pairs:
-        spec = chart.to_dict()
+        spec = _spec(chart)
         assert set(data) == set(_dataset_names(spec))
         for name, fields in _fields_by_dataset(spec).items():
             assert fields <= set(data[name].columns) | {"datum"}, (
@@ -216,6 +222,53 @@ def _fields_by_dataset(spec, current: str | None = None) -> dict[str, set[str]]:
             for k, v in _fields_by_dataset(value, current).items():
                 found.setdefault(k, set()).update(v)
     return found
+
+
+def test_the_boundary_strip_written_out_is_the_altair_chart_it_replaced():
+    """The strip's spec is a dict, so the first page does not import Altair; it is the spec the
+    Altair chart it replaced made, to the last key."""
+    x = alt.X("start:Q", title="character offset", scale=alt.Scale(nice=False, zero=True))
+    rows = ["headings", "parents", "chunks 0, 2, 4…", "chunks 1, 3, 5…", "evidence"]
+    y = alt.Y("row:N", sort=rows, title=None)
+    bars = {"height": {"band": 0.8}, "stroke": "white", "strokeWidth": 0.5}
+    chunks = (
+        alt.Chart(alt.Data(name="chunks"))
+        .mark_bar(**bars)
+        .encode(
+            x=x,
+            x2="end:Q",
+            y=y,
+            color=alt.Color(
+                "status:N",
+                scale=alt.Scale(
+                    domain=["fits", "longer than L", "never fits the budget"],
+                    range=["#4c6ef5", "#e8590c", "#c92a2a"],
+                ),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=["chunk:N", "start:Q", "end:Q", "chars:Q", "words:Q", "status:N"],
+        )
+    )
+    marks = (
+        alt.Chart(alt.Data(name="marks"))
+        .mark_bar(minBandSize=2, **bars)
+        .encode(
+            x=x,
+            x2="end:Q",
+            y=y,
+            color=alt.Color(
+                "row:N",
+                scale=alt.Scale(
+                    domain=["headings", "parents", "evidence"],
+                    range=["#1e3a8a", "#868e96", "#2f9e44"],
+                ),
+                legend=None,
+            ),
+            tooltip=["row:N", "start:Q", "end:Q", "what:N"],
+        )
+    )
+    altair = alt.layer(chunks, marks).resolve_scale(color="independent")
+    assert overview.boundary_strip() == altair.properties(height=alt.Step(26)).to_dict()
 
 
 def test_boundary_map_escapes_document_text():

@@ -11,6 +11,7 @@ when the session ends. A bundled file that is missing or unusable is reported, n
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import suppress
 from dataclasses import replace
@@ -267,9 +268,8 @@ def _sweep_rows(
 @shared_and_session(st.cache_data, max_entries=512, session_entries=128)
 def _view(digest: str, key: Hashable, _build: Callable[..., Any], _args: tuple) -> Any:
     made = _build(*_args)
-    import altair as alt
-
-    return made.to_dict(validate=False) if isinstance(made, alt.TopLevelMixin) else made
+    alt = sys.modules.get("altair")  # an Altair chart comes with Altair imported
+    return made.to_dict(validate=False) if alt and isinstance(made, alt.TopLevelMixin) else made
 
 
 def view(of: Corpus, key: Hashable, build: Callable[..., Any], *args: Any) -> Any:
@@ -280,14 +280,16 @@ def view(of: Corpus, key: Hashable, build: Callable[..., Any], *args: Any) -> An
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def _spec(name: str, args: tuple, _build: Callable[..., alt.TopLevelMixin]) -> dict:
-    return _build(*args).to_dict()
+def _spec(name: str, args: tuple, _build: Callable[..., alt.TopLevelMixin | dict]) -> dict:
+    made = _build(*args)
+    return made if isinstance(made, dict) else made.to_dict()
 
 
-def spec(build: Callable[..., alt.TopLevelMixin], *args: Hashable) -> dict:
-    """The Vega-Lite spec of the chart ``build(*args)`` makes: a template whose data are named
-    datasets that ``draw.chart`` fills on every run. Building and validating an Altair chart
-    costs tens of milliseconds, so it happens once per chart shape, not on every rerun."""
+def spec(build: Callable[..., alt.TopLevelMixin | dict], *args: Hashable) -> dict:
+    """The Vega-Lite spec of the chart ``build(*args)`` makes (an Altair chart, or a spec
+    written out as a dict): a template whose data are named datasets that ``draw.chart`` fills
+    on every run. Building and validating an Altair chart costs tens of milliseconds, so it
+    happens once per chart shape, not on every rerun."""
     return _spec(f"{build.__module__}.{build.__qualname__}", args, build)
 
 

@@ -21,6 +21,9 @@ if TYPE_CHECKING:  # pandas comes with the first table or chart, not with the si
 VERDICTS = ("complete", "partial", "miss")
 VERDICT_COLORS = ("#2f9e44", "#f59f00", "#e03131")
 MEASURE_COLORS = {"partial": "#a5d8ff", "complete": "#1971c2"}
+# The Vega-Lite schema of Altair 6.3's charts, for the chart written out by hand (the boundary
+# strip, on the page that opens first, which need not import Altair).
+VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 MODE_COLORS = {"flat": "#1c7ed6", "graph": "#e8590c", "dense": "#2f9e44", "hybrid": "#9c36b5"}
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")

@@ -7,14 +7,14 @@ from __future__ import annotations
 import html
 import itertools
 from collections import defaultdict
+from collections.abc import Sequence
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from lab import CHUNKERS, Chunk, Corpus, Index, LabResult
 
-from .draw import UNTRAINED, percent
+from .draw import UNTRAINED, VEGA_LITE_SCHEMA, percent
 
 MAP_CHARS = 20_000  # the boundary map shows at most this many characters of a document
 
@@ -317,43 +317,63 @@ def strip_data(index: Index, doc: int, budget: int) -> dict[str, pd.DataFrame]:
     }
 
 
-def boundary_strip() -> alt.LayerChart:
-    """Chunk extents along the document with headings and evidence spans on their own rows.
-    Data: :func:`strip_data`."""
-    x = alt.X("start:Q", title="character offset", scale=alt.Scale(nice=False, zero=True))
-    y = alt.Y("row:N", sort=list(STRIP_ROWS), title=None)
-    chunk_bars = (
-        alt.Chart(alt.Data(name="chunks"))
-        .mark_bar(height={"band": 0.8}, stroke="white", strokeWidth=0.5)
-        .encode(
-            x=x,
-            x2="end:Q",
-            y=y,
-            color=alt.Color(
-                "status:N",
-                scale=alt.Scale(domain=list(STATUS_COLORS), range=list(STATUS_COLORS.values())),
-                legend=alt.Legend(title=None, orient="top"),
-            ),
-            tooltip=["chunk:N", "start:Q", "end:Q", "chars:Q", "words:Q", "status:N"],
-        )
+TYPES = {"N": "nominal", "Q": "quantitative"}  # Altair's shorthand for Vega-Lite's types
+
+
+def _strip_layer(dataset: str, color: dict, tooltip: Sequence[str], **mark) -> dict:
+    """One layer of the boundary strip: bars from ``start`` to ``end`` on the ``row`` lanes,
+    ``tooltip`` fields written as Altair's shorthand (``"start:Q"``)."""
+    return {
+        "data": {"name": dataset},
+        "mark": {"type": "bar", "height": {"band": 0.8}, "stroke": "white", "strokeWidth": 0.5}
+        | mark,
+        "encoding": {
+            "color": color,
+            "tooltip": [
+                {"field": field, "type": TYPES[kind]}
+                for field, kind in (item.split(":") for item in tooltip)
+            ],
+            "x": {
+                "field": "start",
+                "scale": {"nice": False, "zero": True},
+                "title": "character offset",
+                "type": "quantitative",
+            },
+            "x2": {"field": "end"},
+            "y": {"field": "row", "sort": list(STRIP_ROWS), "title": None, "type": "nominal"},
+        },
+    }
+
+
+def boundary_strip() -> dict:
+    """Chunk extents along the document with headings and evidence spans on their own rows, as
+    a Vega-Lite spec written out (the page that opens first need not import Altair). Data:
+    :func:`strip_data`."""
+    chunks = _strip_layer(
+        "chunks",
+        {
+            "field": "status",
+            "legend": {"orient": "top", "title": None},
+            "scale": {"domain": list(STATUS_COLORS), "range": list(STATUS_COLORS.values())},
+            "type": "nominal",
+        },
+        ["chunk:N", "start:Q", "end:Q", "chars:Q", "words:Q", "status:N"],
     )
-    marks = (
-        alt.Chart(alt.Data(name="marks"))
-        .mark_bar(height={"band": 0.8}, minBandSize=2, stroke="white", strokeWidth=0.5)
-        .encode(
-            x=x,
-            x2="end:Q",
-            y=y,
-            color=alt.Color(
-                "row:N",
-                scale=alt.Scale(domain=list(MARK_COLORS), range=list(MARK_COLORS.values())),
-                legend=None,
-            ),
-            tooltip=["row:N", "start:Q", "end:Q", "what:N"],
-        )
+    marks = _strip_layer(
+        "marks",
+        {
+            "field": "row",
+            "legend": None,
+            "scale": {"domain": list(MARK_COLORS), "range": list(MARK_COLORS.values())},
+            "type": "nominal",
+        },
+        ["row:N", "start:Q", "end:Q", "what:N"],
+        minBandSize=2,
     )
-    return (
-        alt.layer(chunk_bars, marks)
-        .resolve_scale(color="independent")
-        .properties(height=alt.Step(26))
-    )
+    return {
+        "$schema": VEGA_LITE_SCHEMA,
+        "config": {"view": {"continuousWidth": 300, "continuousHeight": 300}},
+        "layer": [chunks, marks],
+        "height": {"step": 26},
+        "resolve": {"scale": {"color": "independent"}},
+    }

@@ -20,6 +20,7 @@ EDGE_WEIGHTS = {"adjacency": 1.0, "hierarchy": 0.3, "lexical": 0.5, "xref": 1.0}
 LEXICAL_MIN_COSINE = 0.2
 RESTART = 0.5
 ITERATIONS = 25
+PAGERANK_BLOCK = 128  # restart columns iterated together
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,21 +50,59 @@ class ChunkGraph:
         ``restart`` (n x q, columns summing to 1), starting from ``p0``. Mass at dangling chunks
         returns to ``p0`` (as in networkx). Computed in float32: ranks, not digits, matter here."""
         restart = np.asarray(restart, dtype=np.float32)
-        if self.n == 0:
-            return restart.astype(float)
+        rows, cols = np.nonzero(restart)
+        mass = self.seeded_pagerank(
+            rows, cols, restart[rows, cols], restart.shape[1], alpha, iterations
+        )
+        return mass.T
+
+    def seeded_pagerank(
+        self,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        weights: np.ndarray,
+        q: int,
+        alpha: float = RESTART,
+        iterations: int = ITERATIONS,
+    ) -> np.ndarray:
+        """``pagerank`` of the n x q restart matrix holding ``weights`` at ``(rows, cols)`` (each
+        position once) and zeros elsewhere, transposed: q x n, row j for restart column j.
+
+        The same floats as iterating all columns at once: columns never mix, and a zero restart
+        entry adds nothing, so the columns are iterated ``PAGERANK_BLOCK`` at a time (the iterate
+        stays in cache) and the restart is added at its nonzero entries only."""
+        mass = np.zeros((q, self.n))
+        if self.n == 0 or q == 0:
+            return mass
         walk, dangling = self.transition()
         walk = walk.astype(np.float32)
-        base = np.float32(alpha) * restart
+        sinks = np.flatnonzero(dangling)
+        order = np.argsort(cols, kind="stable")
+        rows, cols = rows[order], cols[order]
+        weights = np.asarray(weights, dtype=np.float32)[order]
+        # near-equal blocks: none is one column wide unless q is (numpy sums one column pairwise)
+        blocks = -(-q // PAGERANK_BLOCK)
+        bounds = [q * b // blocks for b in range(blocks + 1)]
+        cuts = np.searchsorted(cols, bounds)
         follow = np.float32(1 - alpha)
-        p = restart.copy()
-        for _ in range(iterations):
-            step = walk @ p
-            if dangling.any():
-                step += restart * p[dangling].sum(axis=0)
-            step *= follow
-            step += base
-            p = step
-        return p.astype(float)
+        for b in range(blocks):
+            lo, hi = bounds[b], bounds[b + 1]
+            seeds = slice(cuts[b], cuts[b + 1])
+            width, column = hi - lo, cols[seeds] - lo
+            at = rows[seeds] * width + column
+            p0 = weights[seeds]
+            base = np.float32(alpha) * p0
+            p = np.zeros((self.n, width), dtype=np.float32)
+            p.reshape(-1)[at] = p0
+            for _ in range(iterations):
+                step = walk @ p
+                if len(sinks):
+                    step.reshape(-1)[at] += p0 * p[sinks].sum(axis=0)[column]
+                step *= follow
+                step.reshape(-1)[at] += base
+                p = step
+            mass[lo:hi] = p.T
+        return mass
 
     def to_networkx(self):
         """The graph as ``networkx.Graph``: edge attributes ``weight`` and one per edge type."""

@@ -21,6 +21,7 @@ LEXICAL_MIN_COSINE = 0.2
 RESTART = 0.5
 ITERATIONS = 25
 PAGERANK_BLOCK = 128  # restart columns iterated together
+LEXICAL_ROW_BLOCK = 512  # chunks whose lexical pairs are found together
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,9 +217,7 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     common_part.eliminate_zeros()
     common_norm = np.sqrt(np.asarray(common_part.multiply(common_part).sum(axis=1)).ravel())
 
-    shared = (rare_part @ rare_part.T).tocoo()
-    upper = shared.row < shared.col
-    rows, cols, rare_dot = shared.row[upper], shared.col[upper], shared.data[upper]
+    rows, cols, rare_dot = _rare_shares(rare_part, common_norm, min_cosine - 1e-12)
     maybe = rare_dot + common_norm[rows] * common_norm[cols] >= min_cosine - 1e-12
     rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
     common_dot = np.asarray(common_part[rows].multiply(common_part[cols]).sum(axis=1)).ravel()
@@ -230,3 +229,22 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
         cols[keep][order].astype(np.int64),
         weight * cosine[keep][order],
     )
+
+
+def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):
+    """Pairs ``i < j`` sharing a rare term whose rare dot product (as the full product
+    ``rare_part @ rare_part.T`` sums it) could reach ``floor`` with the common terms' help, at
+    most ``common_norm[i] * max(common_norm)``. Computed ``LEXICAL_ROW_BLOCK`` rows at a time
+    against the rows from theirs on: the upper triangle only, and no pass over every product."""
+    n = rare_part.shape[0]
+    found = []
+    for lo in range(0, n, LEXICAL_ROW_BLOCK):
+        hi = min(n, lo + LEXICAL_ROW_BLOCK)
+        shared = rare_part[lo:hi] @ rare_part[lo:].T
+        reach = common_norm[lo:hi] * common_norm[lo:].max() + 1e-9
+        near = np.flatnonzero(shared.data >= np.repeat(floor - reach, np.diff(shared.indptr)))
+        rows = lo + np.searchsorted(shared.indptr, near, side="right") - 1
+        cols = lo + shared.indices[near]
+        upper = rows < cols
+        found.append((rows[upper], cols[upper], shared.data[near][upper]))
+    return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))

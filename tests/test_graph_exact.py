@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import lab.graph as graph_module
 from lab.graph import ChunkGraph
 from lab.retrieve import _blend
 
@@ -86,3 +87,87 @@ def test_blend_is_the_spec_formula_row_by_row_with_unseeded_and_masked_rows_at_z
         want = 0.6 * first[j] / first[j].max() + 0.4 * mass[j] / mass[j].max()
         want = np.where(mask[j], want, 0.0) if seeded[j] else np.zeros(40)
         assert np.array_equal(got[j], want)
+
+
+# --- lexical edges ------------------------------------------------------------------------------
+
+# Rows of a term-weight matrix whose cosines are exactly 0.2 (5/25) in real arithmetic: |x| = 5,
+# |y| = 5, x . y = 1 + 4 = 5 on terms 0 and 1; and |z| = 1 with x . z = 1 on term 0.
+AT_THRESHOLD = [
+    {0: 1.0, 1: 2.0, 2: 2.0, 3: 4.0},
+    {0: 1.0, 1: 2.0, 4: 2.0, 5: 4.0},
+    {0: 3.0},
+]
+
+
+def random_weights(rng, n, terms, density, exact_rows=()):
+    """A chunk x term matrix of positive weights, some rows empty, one row repeated, then the
+    ``exact_rows`` appended."""
+    m = sp.random(n, terms, density=density, random_state=rng, format="lil")
+    m[rng.integers(n)] = 0.0
+    if n > 3:
+        m[n - 1] = m[1]
+    m = sp.csr_matrix(m)
+    m.data = 0.05 + m.data * rng.random(len(m.data)) * 3
+    extra = sp.lil_matrix((len(exact_rows), terms))
+    for i, row in enumerate(exact_rows):
+        for t, w in row.items():
+            extra[i, t] = w
+    out = sp.csr_matrix(sp.vstack([m, extra]))
+    out.sort_indices()
+    return out
+
+
+def brute_force_lexical(matrix):
+    dense = matrix.toarray()
+    norms = np.linalg.norm(dense, axis=1)
+    unit = np.divide(dense, norms[:, None], out=np.zeros_like(dense), where=norms[:, None] > 0)
+    cosine = unit @ unit.T
+    i, j = np.nonzero(np.triu(cosine >= 0.2 - 1e-12, k=1))
+    return {(int(a), int(b)): 0.5 * cosine[a, b] for a, b in zip(i, j, strict=True)}
+
+
+@pytest.mark.parametrize("block", [1, 3, 64, 512])
+@pytest.mark.parametrize(
+    ("n", "terms", "density", "seed"),
+    [(30, 12, 0.3, 1), (60, 40, 0.1, 2), (80, 25, 0.25, 3), (120, 300, 0.03, 4), (7, 5, 0.6, 5)],
+)
+def test_lexical_edges_match_brute_force_all_pairs_cosine(
+    monkeypatch, block, n, terms, density, seed
+):
+    monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
+    rng = np.random.default_rng(seed)
+    matrix = random_weights(rng, n, max(terms, 6), density, AT_THRESHOLD)
+    rows, cols, weights = graph_module._lexical(matrix, 0.5, 0.2)
+    got = {(int(i), int(j)): w for i, j, w in zip(rows, cols, weights, strict=True)}
+    want = brute_force_lexical(matrix)
+    assert set(got) == set(want)
+    for pair, weight in want.items():
+        assert got[pair] == pytest.approx(weight, rel=1e-12)
+    assert list(zip(rows, cols, strict=True)) == sorted(got)  # row by row, i < j
+    x, y, z = n, n + 1, n + 2  # the rows at a cosine of exactly 0.2
+    assert got[(x, y)] == pytest.approx(0.1, rel=1e-12)
+    assert got[(x, z)] == pytest.approx(0.1, rel=1e-12)
+    assert (y, z) in got  # cosine 1/5 too: y . z = 3 / (5 * 3)
+
+
+@pytest.mark.parametrize("block", [1, 4, 50])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
+    monkeypatch, block, seed
+):
+    monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
+    rng = np.random.default_rng(seed)
+    rare = random_weights(rng, 90, 50, 0.08)
+    rare.data /= 4
+    common_norm = rng.random(90) * 0.45
+    full = sp.triu(rare @ rare.T, k=1).tocoo()
+    dots = {(int(i), int(j)): d for i, j, d in zip(full.row, full.col, full.data, strict=True)}
+    floor = 0.2 - 1e-12
+    rows, cols, got = graph_module._rare_shares(rare, common_norm, floor)
+    found = {(int(i), int(j)): d for i, j, d in zip(rows, cols, got, strict=True)}
+    assert len(found) == len(rows)
+    assert all(dots[pair] == d for pair, d in found.items())  # the full product's floats
+    wanted = {p for p, d in dots.items() if d + common_norm[p[0]] * common_norm[p[1]] >= floor}
+    assert wanted <= set(found)
+    assert len(wanted) > 10

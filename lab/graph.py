@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import scipy.sparse as sp
@@ -124,12 +125,13 @@ class ChunkGraph:
         return {kind: len(rows) for kind, (rows, _, _) in self.edges.items()}
 
 
-def _pairs(pairs: set[tuple[int, int]], weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    ordered = sorted((min(i, j), max(i, j)) for i, j in pairs if i != j)
-    ordered = sorted(set(ordered))
-    rows = np.fromiter((i for i, _ in ordered), dtype=np.int64, count=len(ordered))
-    cols = np.fromiter((j for _, j in ordered), dtype=np.int64, count=len(ordered))
-    return rows, cols, np.full(len(ordered), weight)
+def _pairs(
+    i: np.ndarray, j: np.ndarray, n: int, weight: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct pairs ``(min, max)`` of ``i`` and ``j``, self-pairs dropped, sorted."""
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    keys = np.unique((lo * n + hi)[lo != hi])
+    return keys // n, keys % n, np.full(len(keys), weight)
 
 
 def build_graph(
@@ -142,35 +144,53 @@ def build_graph(
 ) -> ChunkGraph:
     """Build the chunk graph; ``term_weights`` is the chunk x term BM25 weight matrix."""
     n = len(chunks)
-    adjacency = {(k - 1, k) for k in range(1, n) if chunks[k - 1].doc == chunks[k].doc}
+    doc = np.fromiter((c.doc for c in chunks), dtype=np.int64, count=n)
+    after = np.flatnonzero(doc[1:] == doc[:-1]) + 1  # chunks following one of their document
 
-    first_of: dict[tuple[int, int], int] = {}
-    members: dict[tuple[int, int], list[int]] = {}
-    section_first: dict[tuple[int, str], int] = {}
-    for k, c in enumerate(chunks):
-        for p in c.provisions:
-            first_of.setdefault((c.doc, p), k)
-            members.setdefault((c.doc, p), []).append(k)
-            section = documents[c.doc].provisions[p].section
-            section_first.setdefault((c.doc, section), k)
-    hierarchy = set()
-    for k, c in enumerate(chunks):
-        for p in c.provisions:
-            hierarchy.add((k, first_of[(c.doc, p)]))
-    for (doc, p), k in first_of.items():
-        hierarchy.add((k, section_first[(doc, documents[doc].provisions[p].section)]))
+    # every (chunk, provision it touches), in chunk order; provisions numbered across documents
+    sizes = np.array([len(d.provisions) for d in documents], dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(sizes)])
+    holder = np.repeat(np.arange(n), [len(c.provisions) for c in chunks])
+    touched = start[doc[holder]] + np.fromiter(
+        chain.from_iterable(c.provisions for c in chunks), dtype=np.int64, count=len(holder)
+    )
+    sections: dict[tuple[int, str], int] = {}
+    section_of = np.array(
+        [sections.setdefault((d, p.section), len(sections)) for d, document in enumerate(documents)
+         for p in document.provisions],
+        dtype=np.int64,
+    )  # fmt: skip
+    provisions, at = np.unique(touched, return_index=True)
+    first_chunk = np.zeros(start[-1], dtype=np.int64)
+    first_chunk[provisions] = holder[at]
+    section_first = np.zeros(len(sections), dtype=np.int64)
+    seen, at = np.unique(section_of[touched], return_index=True)
+    section_first[seen] = holder[at]
+    hierarchy = (
+        np.concatenate([holder, first_chunk[provisions]]),
+        np.concatenate([first_chunk[touched], section_first[section_of[provisions]]]),
+    )
 
-    xref = set()
+    empty = np.zeros(0, dtype=np.int64)
+    xref = (empty, empty)
     if resolve_refs:
-        for k, c in enumerate(chunks):
-            for target in c.cites:
-                xref.update((k, m) for m in members.get((c.doc, target), ()))
+        citer = np.repeat(np.arange(n), [len(c.cites) for c in chunks])
+        target = np.fromiter(
+            chain.from_iterable(c.cites for c in chunks), dtype=np.int64, count=len(citer)
+        )
+        own = (target >= 0) & (target < sizes[doc[citer]])
+        citer, cited = citer[own], start[doc[citer[own]]] + target[own]
+        by_provision = np.argsort(touched, kind="stable")
+        lo = np.searchsorted(touched[by_provision], cited, side="left")
+        count = np.searchsorted(touched[by_provision], cited, side="right") - lo
+        offset = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(count.sum())
+        xref = (np.repeat(citer, count), holder[by_provision[offset]])
 
     edges = {
-        "adjacency": _pairs(adjacency, weights["adjacency"]),
-        "hierarchy": _pairs(hierarchy, weights["hierarchy"]),
+        "adjacency": _pairs(after - 1, after, n, weights["adjacency"]),
+        "hierarchy": _pairs(*hierarchy, n, weights["hierarchy"]),
         "lexical": _lexical(term_weights, weights["lexical"], min_cosine),
-        "xref": _pairs(xref, weights["xref"]),
+        "xref": _pairs(*xref, n, weights["xref"]),
     }
     rows = np.concatenate([e[0] for e in edges.values()] + [e[1] for e in edges.values()])
     cols = np.concatenate([e[1] for e in edges.values()] + [e[0] for e in edges.values()])

@@ -2,11 +2,16 @@
 iterated a block of columns at a time against the dense iteration over every column at once, and
 the lexical edges against the all-pairs cosine."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given
+from samples import corpora
 
 import lab.graph as graph_module
+from lab import build_index, load_collection
 from lab.graph import ChunkGraph
 from lab.retrieve import _blend
 
@@ -171,3 +176,63 @@ def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
     wanted = {p for p, d in dots.items() if d + common_norm[p[0]] * common_norm[p[1]] >= floor}
     assert wanted <= set(found)
     assert len(wanted) > 10
+
+
+# --- structural edges ---------------------------------------------------------------------------
+
+TECHNOVA = Path(__file__).resolve().parent.parent / "data" / "technova" / "collection.json"
+
+
+def naive_structure(chunks, documents, resolve_refs):
+    """SPEC 5's adjacency, hierarchy and xref edges, pair by pair in Python sets."""
+    adjacency = {(k - 1, k) for k in range(1, len(chunks)) if chunks[k - 1].doc == chunks[k].doc}
+    first_of, members, section_first = {}, {}, {}
+    for k, c in enumerate(chunks):
+        for p in c.provisions:
+            first_of.setdefault((c.doc, p), k)
+            members.setdefault((c.doc, p), []).append(k)
+            section_first.setdefault((c.doc, documents[c.doc].provisions[p].section), k)
+    hierarchy = {(k, first_of[(c.doc, p)]) for k, c in enumerate(chunks) for p in c.provisions}
+    for (doc, p), k in first_of.items():
+        hierarchy.add((k, section_first[(doc, documents[doc].provisions[p].section)]))
+    xref = set()
+    if resolve_refs:
+        for k, c in enumerate(chunks):
+            for target in c.cites:
+                xref.update((k, m) for m in members.get((c.doc, target), ()))
+    kinds = {"adjacency": adjacency, "hierarchy": hierarchy, "xref": xref}
+    return {
+        kind: sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j})
+        for kind, pairs in kinds.items()
+    }
+
+
+def assert_structure_matches_naive(corpus, chunker, size, resolve_refs):
+    index = build_index(corpus, chunker, size, resolve_refs=resolve_refs)
+    want = naive_structure(index.chunks, corpus.documents, resolve_refs)
+    for kind, pairs in want.items():
+        rows, cols, _ = index.graph.edges[kind]
+        assert rows.dtype == cols.dtype == np.int64
+        assert list(zip(rows.tolist(), cols.tolist(), strict=True)) == pairs, kind
+    return want
+
+
+@pytest.mark.parametrize("chunker", ["fixed", "structure", "qes-greedy", "parent-child"])
+@pytest.mark.parametrize("resolve_refs", [True, False])
+def test_structural_edges_match_the_pairwise_definition_on_the_handbook(
+    handbook, chunker, resolve_refs
+):
+    want = assert_structure_matches_naive(handbook, chunker, 250, resolve_refs)
+    assert want["hierarchy"] and (bool(want["xref"]) is resolve_refs)
+
+
+@pytest.mark.parametrize("chunker", ["sentence", "structure", "by-type"])
+def test_structural_edges_match_the_pairwise_definition_on_a_collection(chunker):
+    corpus = load_collection(TECHNOVA)
+    assert len(corpus.documents) > 1
+    assert_structure_matches_naive(corpus, chunker, 350, True)
+
+
+@given(corpora())
+def test_structural_edges_match_the_pairwise_definition_on_generated_documents(corpus):
+    assert_structure_matches_naive(corpus, "structure", 120, True)

@@ -219,7 +219,7 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     rank_of_term = np.empty_like(df)
     rank_of_term[np.argsort(-df, kind="stable")] = np.arange(len(df))
     entry_rank = rank_of_term[unit.indices]
-    by_row_rank = np.lexsort((entry_rank, row_of))
+    by_row_rank = np.argsort(row_of * len(df) + entry_rank)  # by row, then by rank (unique keys)
     mass = np.cumsum(unit.data[by_row_rank] ** 2)
     row_sorted = row_of[by_row_rank]
     starts = np.searchsorted(row_sorted, np.arange(n))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,6 +21,8 @@ EDGE_WEIGHTS = {"adjacency": 1.0, "hierarchy": 0.3, "lexical": 0.5, "xref": 1.0}
 LEXICAL_MIN_COSINE = 0.2
 RESTART = 0.5
 ITERATIONS = 25
+PAGERANK_BLOCK = 128  # restart columns iterated together
+LEXICAL_ROW_BLOCK = 512  # chunks whose lexical pairs are found together
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,21 +52,59 @@ class ChunkGraph:
         ``restart`` (n x q, columns summing to 1), starting from ``p0``. Mass at dangling chunks
         returns to ``p0`` (as in networkx). Computed in float32: ranks, not digits, matter here."""
         restart = np.asarray(restart, dtype=np.float32)
-        if self.n == 0:
-            return restart.astype(float)
+        rows, cols = np.nonzero(restart)
+        mass = self.seeded_pagerank(
+            rows, cols, restart[rows, cols], restart.shape[1], alpha, iterations
+        )
+        return mass.T
+
+    def seeded_pagerank(
+        self,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        weights: np.ndarray,
+        q: int,
+        alpha: float = RESTART,
+        iterations: int = ITERATIONS,
+    ) -> np.ndarray:
+        """``pagerank`` of the n x q restart matrix holding ``weights`` at ``(rows, cols)`` (each
+        position once) and zeros elsewhere, transposed: q x n, row j for restart column j.
+
+        The same floats as iterating all columns at once: columns never mix, and a zero restart
+        entry adds nothing, so the columns are iterated ``PAGERANK_BLOCK`` at a time (the iterate
+        stays in cache) and the restart is added at its nonzero entries only."""
+        mass = np.zeros((q, self.n))
+        if self.n == 0 or q == 0:
+            return mass
         walk, dangling = self.transition()
         walk = walk.astype(np.float32)
-        base = np.float32(alpha) * restart
+        sinks = np.flatnonzero(dangling)
+        order = np.argsort(cols, kind="stable")
+        rows, cols = rows[order], cols[order]
+        weights = np.asarray(weights, dtype=np.float32)[order]
+        # near-equal blocks: none is one column wide unless q is (numpy sums one column pairwise)
+        blocks = -(-q // PAGERANK_BLOCK)
+        bounds = [q * b // blocks for b in range(blocks + 1)]
+        cuts = np.searchsorted(cols, bounds)
         follow = np.float32(1 - alpha)
-        p = restart.copy()
-        for _ in range(iterations):
-            step = walk @ p
-            if dangling.any():
-                step += restart * p[dangling].sum(axis=0)
-            step *= follow
-            step += base
-            p = step
-        return p.astype(float)
+        for b in range(blocks):
+            lo, hi = bounds[b], bounds[b + 1]
+            seeds = slice(cuts[b], cuts[b + 1])
+            width, column = hi - lo, cols[seeds] - lo
+            at = rows[seeds] * width + column
+            p0 = weights[seeds]
+            base = np.float32(alpha) * p0
+            p = np.zeros((self.n, width), dtype=np.float32)
+            p.reshape(-1)[at] = p0
+            for _ in range(iterations):
+                step = walk @ p
+                if len(sinks):
+                    step.reshape(-1)[at] += p0 * p[sinks].sum(axis=0)[column]
+                step *= follow
+                step.reshape(-1)[at] += base
+                p = step
+            mass[lo:hi] = p.T
+        return mass
 
     def to_networkx(self):
         """The graph as ``networkx.Graph``: edge attributes ``weight`` and one per edge type."""
@@ -84,12 +125,13 @@ class ChunkGraph:
         return {kind: len(rows) for kind, (rows, _, _) in self.edges.items()}
 
 
-def _pairs(pairs: set[tuple[int, int]], weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    ordered = sorted((min(i, j), max(i, j)) for i, j in pairs if i != j)
-    ordered = sorted(set(ordered))
-    rows = np.fromiter((i for i, _ in ordered), dtype=np.int64, count=len(ordered))
-    cols = np.fromiter((j for _, j in ordered), dtype=np.int64, count=len(ordered))
-    return rows, cols, np.full(len(ordered), weight)
+def _pairs(
+    i: np.ndarray, j: np.ndarray, n: int, weight: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct pairs ``(min, max)`` of ``i`` and ``j``, self-pairs dropped, sorted."""
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    keys = np.unique((lo * n + hi)[lo != hi])
+    return keys // n, keys % n, np.full(len(keys), weight)
 
 
 def build_graph(
@@ -102,35 +144,53 @@ def build_graph(
 ) -> ChunkGraph:
     """Build the chunk graph; ``term_weights`` is the chunk x term BM25 weight matrix."""
     n = len(chunks)
-    adjacency = {(k - 1, k) for k in range(1, n) if chunks[k - 1].doc == chunks[k].doc}
+    doc = np.fromiter((c.doc for c in chunks), dtype=np.int64, count=n)
+    after = np.flatnonzero(doc[1:] == doc[:-1]) + 1  # chunks following one of their document
 
-    first_of: dict[tuple[int, int], int] = {}
-    members: dict[tuple[int, int], list[int]] = {}
-    section_first: dict[tuple[int, str], int] = {}
-    for k, c in enumerate(chunks):
-        for p in c.provisions:
-            first_of.setdefault((c.doc, p), k)
-            members.setdefault((c.doc, p), []).append(k)
-            section = documents[c.doc].provisions[p].section
-            section_first.setdefault((c.doc, section), k)
-    hierarchy = set()
-    for k, c in enumerate(chunks):
-        for p in c.provisions:
-            hierarchy.add((k, first_of[(c.doc, p)]))
-    for (doc, p), k in first_of.items():
-        hierarchy.add((k, section_first[(doc, documents[doc].provisions[p].section)]))
+    # every (chunk, provision it touches), in chunk order; provisions numbered across documents
+    sizes = np.array([len(d.provisions) for d in documents], dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(sizes)])
+    holder = np.repeat(np.arange(n), [len(c.provisions) for c in chunks])
+    touched = start[doc[holder]] + np.fromiter(
+        chain.from_iterable(c.provisions for c in chunks), dtype=np.int64, count=len(holder)
+    )
+    sections: dict[tuple[int, str], int] = {}
+    section_of = np.array(
+        [sections.setdefault((d, p.section), len(sections)) for d, document in enumerate(documents)
+         for p in document.provisions],
+        dtype=np.int64,
+    )  # fmt: skip
+    provisions, at = np.unique(touched, return_index=True)
+    first_chunk = np.zeros(start[-1], dtype=np.int64)
+    first_chunk[provisions] = holder[at]
+    section_first = np.zeros(len(sections), dtype=np.int64)
+    seen, at = np.unique(section_of[touched], return_index=True)
+    section_first[seen] = holder[at]
+    hierarchy = (
+        np.concatenate([holder, first_chunk[provisions]]),
+        np.concatenate([first_chunk[touched], section_first[section_of[provisions]]]),
+    )
 
-    xref = set()
+    empty = np.zeros(0, dtype=np.int64)
+    xref = (empty, empty)
     if resolve_refs:
-        for k, c in enumerate(chunks):
-            for target in c.cites:
-                xref.update((k, m) for m in members.get((c.doc, target), ()))
+        citer = np.repeat(np.arange(n), [len(c.cites) for c in chunks])
+        target = np.fromiter(
+            chain.from_iterable(c.cites for c in chunks), dtype=np.int64, count=len(citer)
+        )
+        own = (target >= 0) & (target < sizes[doc[citer]])
+        citer, cited = citer[own], start[doc[citer[own]]] + target[own]
+        by_provision = np.argsort(touched, kind="stable")
+        lo = np.searchsorted(touched[by_provision], cited, side="left")
+        count = np.searchsorted(touched[by_provision], cited, side="right") - lo
+        offset = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(count.sum())
+        xref = (np.repeat(citer, count), holder[by_provision[offset]])
 
     edges = {
-        "adjacency": _pairs(adjacency, weights["adjacency"]),
-        "hierarchy": _pairs(hierarchy, weights["hierarchy"]),
+        "adjacency": _pairs(after - 1, after, n, weights["adjacency"]),
+        "hierarchy": _pairs(*hierarchy, n, weights["hierarchy"]),
         "lexical": _lexical(term_weights, weights["lexical"], min_cosine),
-        "xref": _pairs(xref, weights["xref"]),
+        "xref": _pairs(*xref, n, weights["xref"]),
     }
     rows = np.concatenate([e[0] for e in edges.values()] + [e[1] for e in edges.values()])
     cols = np.concatenate([e[1] for e in edges.values()] + [e[0] for e in edges.values()])
@@ -159,7 +219,7 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     rank_of_term = np.empty_like(df)
     rank_of_term[np.argsort(-df, kind="stable")] = np.arange(len(df))
     entry_rank = rank_of_term[unit.indices]
-    by_row_rank = np.lexsort((entry_rank, row_of))
+    by_row_rank = np.argsort(row_of * len(df) + entry_rank)  # by row, then by rank (unique keys)
     mass = np.cumsum(unit.data[by_row_rank] ** 2)
     row_sorted = row_of[by_row_rank]
     starts = np.searchsorted(row_sorted, np.arange(n))
@@ -177,9 +237,7 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     common_part.eliminate_zeros()
     common_norm = np.sqrt(np.asarray(common_part.multiply(common_part).sum(axis=1)).ravel())
 
-    shared = (rare_part @ rare_part.T).tocoo()
-    upper = shared.row < shared.col
-    rows, cols, rare_dot = shared.row[upper], shared.col[upper], shared.data[upper]
+    rows, cols, rare_dot = _rare_shares(rare_part, common_norm, min_cosine - 1e-12)
     maybe = rare_dot + common_norm[rows] * common_norm[cols] >= min_cosine - 1e-12
     rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
     common_dot = np.asarray(common_part[rows].multiply(common_part[cols]).sum(axis=1)).ravel()
@@ -191,3 +249,22 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
         cols[keep][order].astype(np.int64),
         weight * cosine[keep][order],
     )
+
+
+def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):
+    """Pairs ``i < j`` sharing a rare term whose rare dot product (as the full product
+    ``rare_part @ rare_part.T`` sums it) could reach ``floor`` with the common terms' help, at
+    most ``common_norm[i] * max(common_norm)``. Computed ``LEXICAL_ROW_BLOCK`` rows at a time
+    against the rows from theirs on: the upper triangle only, and no pass over every product."""
+    n = rare_part.shape[0]
+    found = []
+    for lo in range(0, n, LEXICAL_ROW_BLOCK):
+        hi = min(n, lo + LEXICAL_ROW_BLOCK)
+        shared = rare_part[lo:hi] @ rare_part[lo:].T
+        reach = common_norm[lo:hi] * common_norm[lo:].max() + 1e-9
+        near = np.flatnonzero(shared.data >= np.repeat(floor - reach, np.diff(shared.indptr)))
+        rows = lo + np.searchsorted(shared.indptr, near, side="right") - 1
+        cols = lo + shared.indices[near]
+        upper = rows < cols
+        found.append((rows[upper], cols[upper], shared.data[near][upper]))
+    return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))

@@ -1,0 +1,238 @@
+"""The chunk graph's fast paths against plain oracles, float for float: personalised PageRank
+iterated a block of columns at a time against the dense iteration over every column at once, and
+the lexical edges against the all-pairs cosine."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from samples import corpora
+
+import lab.graph as graph_module
+from lab import build_index, load_collection
+from lab.graph import ChunkGraph
+from lab.retrieve import _blend
+
+
+def random_graph(rng, n, density, sinks):
+    """A symmetric graph with positive weights; the first ``sinks`` chunks have no edge."""
+    upper = sp.random(n, n, density=density, random_state=rng, format="coo")
+    keep = (upper.row < upper.col) & (upper.row >= sinks) & (upper.col >= sinks)
+    rows, cols = upper.row[keep], upper.col[keep]
+    weights = 0.1 + upper.data[keep]
+    half = sp.csr_matrix((weights, (rows, cols)), shape=(n, n))
+    return ChunkGraph(n, {"lexical": (rows, cols, weights)}, sp.csr_matrix(half + half.T))
+
+
+def dense_pagerank(graph, restart, alpha=0.5, iterations=25):
+    """``p <- alpha p0 + (1 - alpha) W^T D^-1 p`` over all columns at once, in float32, dangling
+    mass back to ``p0``: the iteration as first written."""
+    restart = np.asarray(restart, dtype=np.float32)
+    walk, dangling = graph.transition()
+    walk = walk.astype(np.float32)
+    base = np.float32(alpha) * restart
+    p = restart.copy()
+    for _ in range(iterations):
+        step = walk @ p
+        if dangling.any():
+            step += restart * p[dangling].sum(axis=0)
+        step *= np.float32(1 - alpha)
+        step += base
+        p = step
+    return p.astype(float)
+
+
+def seeded_restart(rng, n, q, empty=0):
+    """Up to three seeds per column with weights summing to 1; the last ``empty`` columns none."""
+    restart = np.zeros((n, q))
+    for j in range(q - empty):
+        seeds = rng.choice(n, size=min(n, int(rng.integers(1, 4))), replace=False)
+        weights = rng.random(len(seeds)) + 0.01
+        restart[seeds, j] = weights / weights.sum()
+    return restart
+
+
+@pytest.mark.parametrize(
+    ("n", "q", "sinks", "seed"),
+    [(40, 1, 0, 1), (40, 1, 9, 2), (60, 2, 3, 3), (60, 3, 0, 4), (120, 129, 12, 5),
+     (200, 300, 20, 6), (90, 257, 1, 7), (300, 131, 0, 8)],
+)  # fmt: skip
+def test_blocked_pagerank_gives_the_dense_iterations_floats(n, q, sinks, seed):
+    rng = np.random.default_rng(seed)
+    graph = random_graph(rng, n, 0.08, sinks)
+    restart = seeded_restart(rng, n, q, empty=q // 7)
+    want = dense_pagerank(graph, restart)
+    assert np.array_equal(graph.pagerank(restart), want)
+    rows, cols = np.nonzero(restart)
+    shuffled = rng.permutation(len(rows))  # the seeds may come in any order
+    got = graph.seeded_pagerank(rows[shuffled], cols[shuffled], restart[rows, cols][shuffled], q)
+    assert got.shape == (q, n)
+    assert np.array_equal(got, want.T)
+
+
+def test_seeded_pagerank_of_no_chunks_or_no_questions_is_empty():
+    rng = np.random.default_rng(0)
+    none = np.zeros(0, dtype=np.int64)
+    assert ChunkGraph(0, {}, sp.csr_matrix((0, 0))).seeded_pagerank(none, none, none, 3).shape == (
+        3,
+        0,
+    )
+    assert random_graph(rng, 5, 0.5, 0).seeded_pagerank(none, none, none, 0).shape == (0, 5)
+
+
+def test_blend_is_the_spec_formula_row_by_row_with_unseeded_and_masked_rows_at_zero():
+    rng = np.random.default_rng(3)
+    first, mass = rng.random((150, 40)), rng.random((150, 40)) + 0.01
+    seeded = rng.random(150) > 0.2
+    mask = rng.random((150, 40)) > 0.3
+    got = _blend(first, mass, seeded, mask)
+    for j in range(150):
+        want = 0.6 * first[j] / first[j].max() + 0.4 * mass[j] / mass[j].max()
+        want = np.where(mask[j], want, 0.0) if seeded[j] else np.zeros(40)
+        assert np.array_equal(got[j], want)
+
+
+# --- lexical edges ------------------------------------------------------------------------------
+
+# Rows of a term-weight matrix whose cosines are exactly 0.2 (5/25) in real arithmetic: |x| = 5,
+# |y| = 5, x . y = 1 + 4 = 5 on terms 0 and 1; and |z| = 1 with x . z = 1 on term 0.
+AT_THRESHOLD = [
+    {0: 1.0, 1: 2.0, 2: 2.0, 3: 4.0},
+    {0: 1.0, 1: 2.0, 4: 2.0, 5: 4.0},
+    {0: 3.0},
+]
+
+
+def random_weights(rng, n, terms, density, exact_rows=()):
+    """A chunk x term matrix of positive weights, some rows empty, one row repeated, then the
+    ``exact_rows`` appended."""
+    m = sp.random(n, terms, density=density, random_state=rng, format="lil")
+    m[rng.integers(n)] = 0.0
+    if n > 3:
+        m[n - 1] = m[1]
+    m = sp.csr_matrix(m)
+    m.data = 0.05 + m.data * rng.random(len(m.data)) * 3
+    extra = sp.lil_matrix((len(exact_rows), terms))
+    for i, row in enumerate(exact_rows):
+        for t, w in row.items():
+            extra[i, t] = w
+    out = sp.csr_matrix(sp.vstack([m, extra]))
+    out.sort_indices()
+    return out
+
+
+def brute_force_lexical(matrix):
+    dense = matrix.toarray()
+    norms = np.linalg.norm(dense, axis=1)
+    unit = np.divide(dense, norms[:, None], out=np.zeros_like(dense), where=norms[:, None] > 0)
+    cosine = unit @ unit.T
+    i, j = np.nonzero(np.triu(cosine >= 0.2 - 1e-12, k=1))
+    return {(int(a), int(b)): 0.5 * cosine[a, b] for a, b in zip(i, j, strict=True)}
+
+
+@pytest.mark.parametrize("block", [1, 3, 64, 512])
+@pytest.mark.parametrize(
+    ("n", "terms", "density", "seed"),
+    [(30, 12, 0.3, 1), (60, 40, 0.1, 2), (80, 25, 0.25, 3), (120, 300, 0.03, 4), (7, 5, 0.6, 5)],
+)
+def test_lexical_edges_match_brute_force_all_pairs_cosine(
+    monkeypatch, block, n, terms, density, seed
+):
+    monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
+    rng = np.random.default_rng(seed)
+    matrix = random_weights(rng, n, max(terms, 6), density, AT_THRESHOLD)
+    rows, cols, weights = graph_module._lexical(matrix, 0.5, 0.2)
+    got = {(int(i), int(j)): w for i, j, w in zip(rows, cols, weights, strict=True)}
+    want = brute_force_lexical(matrix)
+    assert set(got) == set(want)
+    for pair, weight in want.items():
+        assert got[pair] == pytest.approx(weight, rel=1e-12)
+    assert list(zip(rows, cols, strict=True)) == sorted(got)  # row by row, i < j
+    x, y, z = n, n + 1, n + 2  # the rows at a cosine of exactly 0.2
+    assert got[(x, y)] == pytest.approx(0.1, rel=1e-12)
+    assert got[(x, z)] == pytest.approx(0.1, rel=1e-12)
+    assert (y, z) in got  # cosine 1/5 too: y . z = 3 / (5 * 3)
+
+
+@pytest.mark.parametrize("block", [1, 4, 50])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
+    monkeypatch, block, seed
+):
+    monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
+    rng = np.random.default_rng(seed)
+    rare = random_weights(rng, 90, 50, 0.08)
+    rare.data /= 4
+    common_norm = rng.random(90) * 0.45
+    full = sp.triu(rare @ rare.T, k=1).tocoo()
+    dots = {(int(i), int(j)): d for i, j, d in zip(full.row, full.col, full.data, strict=True)}
+    floor = 0.2 - 1e-12
+    rows, cols, got = graph_module._rare_shares(rare, common_norm, floor)
+    found = {(int(i), int(j)): d for i, j, d in zip(rows, cols, got, strict=True)}
+    assert len(found) == len(rows)
+    assert all(dots[pair] == d for pair, d in found.items())  # the full product's floats
+    wanted = {p for p, d in dots.items() if d + common_norm[p[0]] * common_norm[p[1]] >= floor}
+    assert wanted <= set(found)
+    assert len(wanted) > 10
+
+
+# --- structural edges ---------------------------------------------------------------------------
+
+TECHNOVA = Path(__file__).resolve().parent.parent / "data" / "technova" / "collection.json"
+
+
+def naive_structure(chunks, documents, resolve_refs):
+    """SPEC 5's adjacency, hierarchy and xref edges, pair by pair in Python sets."""
+    adjacency = {(k - 1, k) for k in range(1, len(chunks)) if chunks[k - 1].doc == chunks[k].doc}
+    first_of, members, section_first = {}, {}, {}
+    for k, c in enumerate(chunks):
+        for p in c.provisions:
+            first_of.setdefault((c.doc, p), k)
+            members.setdefault((c.doc, p), []).append(k)
+            section_first.setdefault((c.doc, documents[c.doc].provisions[p].section), k)
+    hierarchy = {(k, first_of[(c.doc, p)]) for k, c in enumerate(chunks) for p in c.provisions}
+    for (doc, p), k in first_of.items():
+        hierarchy.add((k, section_first[(doc, documents[doc].provisions[p].section)]))
+    xref = set()
+    if resolve_refs:
+        for k, c in enumerate(chunks):
+            for target in c.cites:
+                xref.update((k, m) for m in members.get((c.doc, target), ()))
+    kinds = {"adjacency": adjacency, "hierarchy": hierarchy, "xref": xref}
+    return {
+        kind: sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j})
+        for kind, pairs in kinds.items()
+    }
+
+
+def assert_structure_matches_naive(corpus, chunker, size, resolve_refs):
+    index = build_index(corpus, chunker, size, resolve_refs=resolve_refs)
+    want = naive_structure(index.chunks, corpus.documents, resolve_refs)
+    for kind, pairs in want.items():
+        rows, cols, _ = index.graph.edges[kind]
+        assert rows.dtype == cols.dtype == np.int64
+        assert list(zip(rows.tolist(), cols.tolist(), strict=True)) == pairs, kind
+    return want
+
+
+@pytest.mark.parametrize("chunker", ["fixed", "structure", "qes-greedy", "parent-child"])
+@pytest.mark.parametrize("resolve_refs", [True, False])
+def test_structural_edges_match_the_pairwise_definition_on_the_handbook(
+    handbook, chunker, resolve_refs
+):
+    want = assert_structure_matches_naive(handbook, chunker, 250, resolve_refs)
+    assert want["hierarchy"] and (bool(want["xref"]) is resolve_refs)
+
+
+@pytest.mark.parametrize("chunker", ["sentence", "structure", "by-type"])
+def test_structural_edges_match_the_pairwise_definition_on_a_collection(chunker):
+    corpus = load_collection(TECHNOVA)
+    assert len(corpus.documents) > 1
+    assert_structure_matches_naive(corpus, chunker, 350, True)
+
+
+@given(corpora())
+def test_structural_edges_match_the_pairwise_definition_on_generated_documents(corpus):
+    assert_structure_matches_naive(corpus, "structure", 120, True)

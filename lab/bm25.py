@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from .topk import top_sparse_rows
 
 K1 = 1.2
-TOP_BLOCK = 128  # queries scored at once by BM25.top
+TOP_BLOCK = 256  # queries scored at once by BM25.top
 B = 0.75
 
 

@@ -1,6 +1,6 @@
 """The best ``k`` positive scores of a row, or of many rows at once: ties in index order.
 
-Many rows are served without sorting them. Each row is cut into ``CHUNKS_PER_K * k`` runs of
+Many rows are served without sorting them. Each row is cut into ``RUNS_PER_K * k`` runs of
 neighbouring entries and the ``k``-th largest run maximum is taken as the row's floor: those ``k``
 maxima are ``k`` distinct entries, so the row's ``k``-th best score is at least the floor, and
 only the entries at or above it (a few more than ``k``) are sorted, by score, then index.
@@ -13,7 +13,7 @@ from itertools import pairwise
 import numpy as np
 import scipy.sparse as sp
 
-CHUNKS_PER_K = 4  # runs per row for the floor: more runs, a higher floor, a longer first pass
+RUNS_PER_K = 4  # runs per row for the floor: more runs, a higher floor, a longer first pass
 POSITIVE = np.nextafter(0.0, 1.0)  # the least positive float: score >= POSITIVE is score > 0
 
 
@@ -39,7 +39,7 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
         return [np.zeros(0, dtype=np.int64) for _ in range(q)]
     flat = np.ascontiguousarray(scores).ravel()
     floor = np.full(q, POSITIVE)
-    runs = CHUNKS_PER_K * k
+    runs = RUNS_PER_K * k
     if n > runs:
         starts = (np.arange(q) * n)[:, None] + np.arange(runs) * n // runs
         maxima = np.maximum.reduceat(flat, starts.ravel()).reshape(q, runs)
@@ -49,15 +49,15 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
 
 
 def top_sparse_rows(matrix: sp.csr_matrix, k: int) -> list[np.ndarray]:
-    """``top(row, k)`` for every row of a sparse matrix (absent entries score 0), without
-    making it dense."""
+    """``top(row, k)`` for every row of a sparse matrix (absent entries score 0; no entry stored
+    twice, in any column order), without making it dense."""
     q = matrix.shape[0]
     if k <= 0 or q == 0:
         return [np.zeros(0, dtype=np.int64) for _ in range(q)]
     data, indptr = matrix.data, matrix.indptr
     lengths = np.diff(indptr)
     floor = np.full(q, POSITIVE)
-    runs = CHUNKS_PER_K * k
+    runs = RUNS_PER_K * k
     long = np.flatnonzero(lengths > runs)
     if len(long):
         # Every long row's runs, then one more start at its end so that its last run stops

@@ -14,10 +14,10 @@ from itertools import accumulate, chain, pairwise, repeat
 import numpy as np
 import scipy.sparse as sp
 
-from .topk import top_rows
+from .topk import top_sparse_rows
 
 K1 = 1.2
-TOP_BLOCK = 128  # queries scored at once by BM25.top
+TOP_BLOCK = 256  # queries scored at once by BM25.top
 B = 0.75
 
 
@@ -70,8 +70,9 @@ class BM25:
     def top(self, queries: Sequence[Sequence[str]], k: int, block: int = TOP_BLOCK) -> list:
         """For each query, the indices of its ``k`` best-scoring documents (positive scores only),
         best first, ties in document order: ``top(row, k)`` of each row of ``scores``, found
-        ``block`` queries at a time so that the scores stay small."""
+        ``block`` queries at a time from the sparse scores (never made dense)."""
         out: list[np.ndarray] = []
         for start in range(0, len(queries), block):
-            out += top_rows(self.scores(queries[start : start + block]), k)
+            batch = self.query_matrix(queries[start : start + block])
+            out += top_sparse_rows(batch @ self._by_term, k)
         return out

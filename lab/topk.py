@@ -1,8 +1,20 @@
-"""The best ``k`` positive scores of a row, or of many rows at once: ties in index order."""
+"""The best ``k`` positive scores of a row, or of many rows at once: ties in index order.
+
+Many rows are served without sorting them. Each row is cut into ``RUNS_PER_K * k`` runs of
+neighbouring entries and the ``k``-th largest run maximum is taken as the row's floor: those ``k``
+maxima are ``k`` distinct entries, so the row's ``k``-th best score is at least the floor, and
+only the entries at or above it (a few more than ``k``) are sorted, by score, then index.
+"""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
+import scipy.sparse as sp
+
+RUNS_PER_K = 4  # runs per row for the floor: more runs, a higher floor, a longer first pass
+POSITIVE = np.nextafter(0.0, 1.0)  # the least positive float: score >= POSITIVE is score > 0
 
 
 def top(score: np.ndarray, k: int) -> np.ndarray:
@@ -20,31 +32,70 @@ def top(score: np.ndarray, k: int) -> np.ndarray:
 
 
 def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
-    """``top(row, k)`` for every row of ``scores`` (questions x chunks), chosen for all rows at
-    once: one partition and one sort of the ``k`` candidates per row. Where the ``k``-th best
-    positive score is tied with scores past the ``k`` chosen, the tied chunks are taken in
-    index order, as ``top`` takes them."""
+    """``top(row, k)`` for every row of ``scores`` (questions x chunks), found for all rows at
+    once."""
     q, n = scores.shape
-    k = min(k, n)
+    if k <= 0 or q == 0 or n == 0:
+        return [np.zeros(0, dtype=np.int64) for _ in range(q)]
+    flat = np.ascontiguousarray(scores).ravel()
+    floor = np.full(q, POSITIVE)
+    runs = RUNS_PER_K * k
+    if n > runs:
+        starts = (np.arange(q) * n)[:, None] + np.arange(runs) * n // runs
+        maxima = np.maximum.reduceat(flat, starts.ravel()).reshape(q, runs)
+        floor = np.fmax(floor, _kth_largest(maxima, k))
+    at = np.flatnonzero(scores >= floor[:, None])
+    return _best_first(at // n, at % n, flat[at], q, k)
+
+
+def top_sparse_rows(matrix: sp.csr_matrix, k: int) -> list[np.ndarray]:
+    """``top(row, k)`` for every row of a sparse matrix (absent entries score 0; no entry stored
+    twice, in any column order), without making it dense."""
+    q = matrix.shape[0]
     if k <= 0 or q == 0:
         return [np.zeros(0, dtype=np.int64) for _ in range(q)]
-    if k < n:
-        candidates = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    data, indptr = matrix.data, matrix.indptr
+    lengths = np.diff(indptr)
+    floor = np.full(q, POSITIVE)
+    runs = RUNS_PER_K * k
+    long = np.flatnonzero(lengths > runs)
+    if len(long):
+        # Every long row's runs, then one more start at its end so that its last run stops
+        # there (clipped at the last entry, that run may miss the last entry: a maximum over
+        # fewer entries is still a floor).
+        starts = indptr[long][:, None] + np.arange(runs + 1) * lengths[long][:, None] // runs
+        starts[:, -1] = np.minimum(starts[:, -1], len(data) - 1)
+        maxima = np.maximum.reduceat(data, starts.ravel()).reshape(len(long), runs + 1)
+        floor[long] = np.fmax(floor[long], _kth_largest(maxima[:, :runs], k))
+    at = np.flatnonzero(data >= np.repeat(floor, lengths))
+    rows = np.searchsorted(indptr, at, side="right") - 1
+    return _best_first(rows, matrix.indices[at], data[at], q, k)
+
+
+def _kth_largest(values: np.ndarray, k: int) -> np.ndarray:
+    """Per row, the ``k``-th largest value."""
+    return -np.partition(-values, k - 1, axis=1)[:, k - 1]
+
+
+def _best_first(
+    rows: np.ndarray, cols: np.ndarray, values: np.ndarray, q: int, k: int
+) -> list[np.ndarray]:
+    """Per row of ``q``, the first ``k`` of its entries ordered by value (highest first), then
+    column: the entries come as parallel arrays, each (row, column) once."""
+    # One sort of unique integer keys (row, rank of -value, column), so that no stable sort is
+    # needed: equal values share a rank.
+    by_value = np.argsort(-values)
+    ranked = -values[by_value]
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[by_value] = np.cumsum(np.concatenate(([False], ranked[1:] != ranked[:-1])))
+    ranks, width = int(rank.max(initial=0)) + 1, int(cols.max(initial=0)) + 1
+    if q * ranks * width < 2**62:
+        order = np.argsort((rows * ranks + rank) * width + cols)
     else:
-        candidates = np.broadcast_to(np.arange(n), (q, n))
-    values = np.take_along_axis(scores, candidates, axis=1)
-    taken = np.minimum(np.count_nonzero(scores > 0, axis=1), k)
-    if k < n:
-        kth = values.min(axis=1)
-        tied = np.flatnonzero((kth > 0) & (np.count_nonzero(scores >= kth[:, None], axis=1) > k))
-        if len(tied):
-            rows, at = scores[tied], kth[tied][:, None]
-            equal = rows == at
-            room = k - np.count_nonzero(rows > at, axis=1)
-            keep = (rows > at) | (equal & (np.cumsum(equal, axis=1) <= room[:, None]))
-            candidates = candidates.copy()
-            candidates[tied] = np.nonzero(keep)[1].reshape(len(tied), k)
-            values = np.take_along_axis(scores, candidates, axis=1)
-    order = np.lexsort((candidates, -values), axis=-1)
-    candidates = np.take_along_axis(candidates, order, axis=1).astype(np.int64)
-    return [candidates[j, :t] for j, t in enumerate(taken.tolist())]
+        order = np.lexsort((cols, rank, rows))
+    rows, cols = rows[order], cols[order].astype(np.int64)
+    counts = np.bincount(rows, minlength=q)
+    first = np.cumsum(counts) - counts
+    kept = cols[np.arange(len(rows)) - first[rows] < k]
+    ends = np.cumsum(np.minimum(counts, k)).tolist()
+    return [kept[a:b] for a, b in pairwise([0, *ends])]

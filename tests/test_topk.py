@@ -1,0 +1,113 @@
+"""Batch top-k against a full sort: the best ``k`` positive scores, best first, ties in index
+order (SPEC 5, flat: "ties: document order"), for dense rows, sparse rows and BM25 queries."""
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from lab.bm25 import BM25
+from lab.topk import _best_first, top, top_rows, top_sparse_rows
+
+# Few distinct values, zeros and negatives among them: most rows have ties at the cut.
+TIED_VALUES = [-1.5, 0.0, 0.0, 0.0, 0.25, 0.5, 0.5, 1.0, 2.0, 3.0, np.inf]
+
+
+def full_sort(row, k: int) -> list[int]:
+    """The oracle: every index with a positive score, by score (highest first) then index."""
+    ranked = sorted((i for i, s in enumerate(row) if s > 0), key=lambda i: (-row[i], i))
+    return ranked[:k]
+
+
+@st.composite
+def tied_matrices(draw, max_rows: int = 6, max_cols: int = 160):
+    """Questions x chunks scores drawn from a few values (so ties abound), or from a wide range."""
+    q, n = draw(st.integers(0, max_rows)), draw(st.integers(0, max_cols))
+    if draw(st.booleans()):
+        cells = st.sampled_from(TIED_VALUES)
+    else:
+        cells = st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=True)
+    values = draw(st.lists(cells, min_size=q * n, max_size=q * n))
+    return np.array(values, dtype=float).reshape(q, n)
+
+
+@given(tied_matrices(), st.integers(0, 45))
+@example(np.array([[0.0, 2.0, 1.0, 2.0, 3.0], [1.0, 1.0, 1.0, 1.0, 1.0]]), 3)
+@example(np.tile([1.0, 0.5] * 60, (3, 1)), 10)  # 60 tied best scores, cut at 10: the first 10
+@example(np.full((2, 200), 5e-324), 1)  # the least positive float still counts as positive
+def test_top_rows_matches_a_full_sort_ties_in_index_order(scores, k):
+    expected = [full_sort(row.tolist(), k) for row in scores]
+    assert [t.tolist() for t in top_rows(scores, k)] == expected
+    assert [top(row, k).tolist() for row in scores] == expected
+    assert [t.tolist() for t in top_rows(scores.astype(np.float32), k)] == [
+        full_sort(row.tolist(), k) for row in scores.astype(np.float32)
+    ]
+
+
+def test_top_rows_of_a_hand_made_matrix():
+    scores = np.zeros((2, 100))
+    scores[0, [7, 70, 40, 3]] = [2.0, 9.0, 2.0, 2.0]  # 9 first, then the 2s in index order
+    scores[1, 50:] = 1.0  # all tied: the first five from 50
+    assert [t.tolist() for t in top_rows(scores, 3)] == [[70, 3, 7], [50, 51, 52]]
+    assert [t.tolist() for t in top_rows(scores, 5)] == [[70, 3, 7, 40], [50, 51, 52, 53, 54]]
+
+
+@st.composite
+def sparse_rows(draw):
+    """A CSR matrix whose rows keep their entries in a shuffled column order (as a sparse
+    product leaves them), explicit zeros and negatives included, and the same matrix dense."""
+    dense = draw(tied_matrices(max_rows=6, max_cols=120))
+    q, n = dense.shape
+    stored = draw(st.lists(st.booleans(), min_size=q * n, max_size=q * n))
+    stored = np.array(stored, dtype=bool).reshape(q, n)
+    dense = np.where(stored, dense, 0.0)
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    columns = [rng.permutation(np.flatnonzero(r)) for r in stored]
+    indptr = np.cumsum([0, *map(len, columns)])
+    indices = np.concatenate([np.zeros(0, dtype=np.int64), *columns])
+    data = dense[np.repeat(np.arange(q), np.diff(indptr)), indices]
+    return sp.csr_matrix((data, indices, indptr), shape=(q, n)), dense
+
+
+@given(sparse_rows(), st.integers(0, 30))
+def test_top_sparse_rows_match_a_full_sort_of_the_dense_rows(matrix_and_dense, k):
+    matrix, dense = matrix_and_dense
+    expected = [full_sort(row.tolist(), k) for row in dense]
+    assert [t.tolist() for t in top_sparse_rows(matrix, k)] == expected
+
+
+def test_top_sparse_rows_ignore_absent_entries_and_keep_index_order_on_ties():
+    # Row 0 stores 5 entries in the order 9, 2, 4, 0, 7; three of them tie at 1.0.
+    matrix = sp.csr_matrix(
+        (
+            [1.0, 1.0, 3.0, -2.0, 1.0, 0.5],
+            [9, 2, 4, 0, 7, 5],
+            [0, 5, 5, 6],
+        ),
+        shape=(3, 10),
+    )
+    assert [t.tolist() for t in top_sparse_rows(matrix, 3)] == [[4, 2, 7], [], [5]]
+    assert [t.tolist() for t in top_sparse_rows(matrix, 9)] == [[4, 2, 7, 9], [], [5]]
+
+
+def test_best_first_orders_huge_column_numbers_too():
+    # Keys (row, rank, column) that no longer fit one 64-bit integer take the three-key sort.
+    rows = np.array([0, 0, 0, 1])
+    cols = np.array([2**61, 5, 2**60, 3])
+    values = np.array([1.0, 1.0, 2.0, 4.0])
+    assert [t.tolist() for t in _best_first(rows, cols, values, 2, 2)] == [[2**60, 5], [3]]
+
+
+@given(
+    st.lists(st.lists(st.sampled_from("abcdef"), max_size=6), min_size=1, max_size=60),
+    st.lists(st.lists(st.sampled_from("abcdefg"), max_size=4), max_size=12),
+    st.integers(1, 12),
+    st.sampled_from([1, 5, 256]),
+)
+def test_bm25_top_is_a_full_sort_of_its_scores(documents, queries, k, block):
+    # Six words over up to 60 short documents: many documents tie on a query.
+    bm25 = BM25(documents)
+    scores = bm25.scores(queries)
+    expected = [full_sort(row.tolist(), k) for row in scores]
+    assert [t.tolist() for t in bm25.top(queries, k, block)] == expected

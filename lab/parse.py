@@ -15,7 +15,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate, pairwise
+from itertools import accumulate, pairwise, repeat
+from typing import NamedTuple
 
 from .text import tokenize
 
@@ -39,8 +40,12 @@ _TABLE_ROW = re.compile(r"^[ \t]*\|")
 _CELL_BAR = re.compile(r"(?<!\\)\|")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
-_SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)")
-_SENTENCE_BREAK = re.compile(f"({_SENTENCE_END.pattern})\\s*")  # and the whitespace after it
+_END_REST = r"[.!?]*[\"'\u201d\u2019)\]]*(?=\s)"  # what follows a sentence end's first mark
+_SENTENCE_END = re.compile(f"[.!?]{_END_REST}")
+# A sentence break is a sentence end and the whitespace after it. One pattern per first mark: with
+# a literal first character the regex engine jumps from one to the next, where a character class
+# has it try every position of the text (three times slower).
+_BREAKS = tuple(re.compile(f"({re.escape(mark)}{_END_REST})\\s*") for mark in ".!?")
 _TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
 _LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
 # The leading look-ahead only lets the engine skip to the letters a reference can start with
@@ -214,19 +219,16 @@ class _Block:
 
 
 # Setting a frozen dataclass's slots directly makes one 3-5x faster than its ``__init__``, which
-# goes through ``object.__setattr__`` for each field (a long document has tens of thousands).
+# goes through ``object.__setattr__`` for each field (a long document has tens of thousands). The
+# constructor is written out field by field, as ``dataclasses`` writes ``__init__``.
 def fast_constructor(cls: type) -> Callable[..., object]:
     """``cls(*values)`` for a frozen slots dataclass, all fields given in order."""
-    setters = tuple(getattr(cls, name).__set__ for name in cls.__dataclass_fields__)
-    new = object.__new__
-
-    def make(*values: object) -> object:
-        obj = new(cls)
-        for set_value, value in zip(setters, values, strict=True):
-            set_value(obj, value)
-        return obj
-
-    return make
+    names = tuple(cls.__dataclass_fields__)
+    scope = {f"set_{name}": getattr(cls, name).__set__ for name in names}
+    scope |= {"new": object.__new__, "cls": cls}
+    sets = "".join(f"    set_{name}(obj, {name})\n" for name in names)
+    exec(f"def make({', '.join(names)}):\n    obj = new(cls)\n{sets}    return obj\n", scope)
+    return scope["make"]
 
 
 _new_heading = fast_constructor(Heading)
@@ -256,6 +258,39 @@ def _lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     lines = [line.rstrip("\r\n") for line in raw]
     starts = accumulate(map(len, raw), initial=0)
     return lines, [(s, s + len(line)) for s, line in zip(starts, lines, strict=False)]
+
+
+class Breaks(NamedTuple):
+    """Sentence breaks (a sentence end and the whitespace after it) in order, as a search for
+    them from left to right finds them: each one's first punctuation mark
+    (``dots``), the end of its punctuation (``stops``: where a sentence ends) and of the
+    whitespace after it (``afters``); ``maybe`` lists the matches whose two characters before
+    the punctuation may end an abbreviation."""
+
+    dots: list[int]
+    stops: list[int]
+    afters: list[int]
+    maybe: list[int]
+
+
+def _sentence_breaks(text: str, start: int, end: int) -> Breaks:
+    """The :class:`Breaks` a search of ``text[start:end]`` finds."""
+    found = sorted(
+        (m.start(), m.end(1), m.end()) for p in _BREAKS for m in p.finditer(text, start, end)
+    )
+    if not found:
+        return Breaks([], [], [], [])
+    dots, stops, afters = map(list, zip(*found, strict=True))
+    if len(set(stops)) < len(stops):
+        # A run of mixed marks ("?!") is found from each of its marks, every time with the same
+        # end; the search from left to right finds it from its first.
+        first = {}
+        for dot, stop, after in reversed(found):
+            first[stop] = (dot, after)
+        found = sorted((dot, stop, after) for stop, (dot, after) in first.items())
+        dots, stops, afters = map(list, zip(*found, strict=True))
+    maybe = [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in _ABBREVIATION_TAILS]
+    return Breaks(dots, stops, afters, maybe)
 
 
 def _is_short_title(rest: str) -> bool:
@@ -305,6 +340,12 @@ class UnitBuilder:
         self.headings[len(self.units)] = _new_heading(start, end, level, number, title.strip())
         self.add_block(start, end, "heading")
 
+    def sentence_breaks(self, start: int, end: int) -> tuple[Breaks, int, int]:
+        """The sentence breaks a search of ``text[start:end]`` finds: a :class:`Breaks` and the
+        range ``[first, stop)`` of its entries that are those."""
+        breaks = _sentence_breaks(self.text, start, end)
+        return breaks, 0, len(breaks.stops)
+
     def add_prose(self, start: int, end: int, skip: int = 0) -> None:
         """Split ``text[start:end]`` into sentences; ``skip`` chars of list marker never end one."""
         self.block += 1
@@ -313,11 +354,26 @@ class UnitBuilder:
         begin = start  # the same without the whitespace before the sentence
         while begin < end and text[begin].isspace():
             begin += 1
-        for m in _SENTENCE_BREAK.finditer(text, start + skip, end):
-            stop = m.end(1)
-            if stop >= end:
-                break
-            dot = m.start()
+        breaks, first, stop = self.sentence_breaks(start + skip, end)
+        dots, stops, afters, maybe = breaks
+        stop = bisect_left(stops, end, first, stop)  # a break that reaches the end ends nothing
+        if first < stop:
+            k = bisect_left(maybe, first)
+            if k == len(maybe) or maybe[k] >= stop:  # no abbreviation: every break ends one
+                begins = [begin, *afters[first : stop - 1]]
+                units.extend(zip(begins, stops[first:stop], repeat("sentence"), repeat(block)))
+                cursor = stops[stop - 1]
+            else:
+                cursor = self.add_sentences(breaks, first, stop, cursor, begin)
+        self.add(cursor, end, "sentence")
+
+    def add_sentences(self, breaks: Breaks, first: int, stop: int, cursor: int, begin: int) -> int:
+        """Add the sentences that breaks ``first..stop-1`` end, but at an abbreviation's period;
+        returns where the text after the last one starts."""
+        text, units, block = self.text, self.units, self.block
+        dots, stops, afters, _ = breaks
+        for j in range(first, stop):
+            dot = dots[j]
             if text[dot - 2 : dot].lower() in _ABBREVIATION_TAILS:
                 word_start = text.rfind(" ", cursor, dot) + 1
                 word_start = max(word_start, text.rfind("\n", cursor, dot) + 1, cursor)
@@ -325,9 +381,9 @@ class UnitBuilder:
                 if word in ABBREVIATIONS:
                     continue
             # Ends with punctuation, starts after whitespace: nothing to trim.
-            units.append((begin, stop, "sentence", block))
-            cursor, begin = stop, m.end()
-        self.add(cursor, end, "sentence")
+            units.append((begin, stops[j], "sentence", block))
+            cursor, begin = stops[j], afters[j]
+        return cursor
 
     def add_row(self, start: int, end: int, cells: Sequence[tuple[int, int]]) -> None:
         """Add a table row with its cells' ranges; it continues the open table or starts one."""
@@ -379,6 +435,19 @@ def _ragged(text: str, table: Table) -> list[str]:
 
 class _Markdown(UnitBuilder):
     """Reads markdown or plain text line by line into units."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.breaks = _sentence_breaks(text, 0, len(text))
+
+    def sentence_breaks(self, start: int, end: int) -> tuple[Breaks, int, int]:
+        # Prose starts after whitespace (a line break, or the blanks after a list marker or a
+        # heading's number) and ends before a line break, so no break of the whole text
+        # straddles its start, and those inside it are the ones a search of it alone finds
+        # (the last may differ when it reaches the end, where ``add_prose`` reads none).
+        dots = self.breaks.dots
+        first = bisect_left(dots, start)
+        return self.breaks, first, bisect_left(dots, end, first)
 
     def numbered_heading(
         self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate, pairwise, repeat
@@ -688,13 +688,25 @@ def _structure(builder: UnitBuilder, name: str, format: str, tables: tuple[Table
     )
 
 
-def _may_cite(body: str) -> bool:
-    """False when ``body`` holds no reference: it has no ``§`` and no "section" in any case (in a
-    lowered body, "section" whose ``i`` is one of the others ``(?i:i)`` matches: İ and ı)."""
-    if "\u00a7" in body:
-        return True
-    low = body.lower()
-    return "ection" in low or "ecti\u0307on" in low or "ect\u0131on" in low
+def _reference_matches(text: str, low: str | None, start: int, end: int) -> Iterator[re.Match]:
+    """The matches of :data:`_REFERENCE` in ``text[start:end]``, left to right. ``low`` is
+    ``text.lower()`` when as long as ``text``: a match then starts only at a ``§`` or at the
+    letter before an "ection" of ``low`` (in "section", ``(?i:i)`` also matches the dotless
+    ı), so the pattern is tried there alone."""
+    if low is None:
+        yield from _REFERENCE.finditer(text, start, end)
+        return
+    starts = []
+    for needle, back in (("\u00a7", 0), ("ection", 1), ("ect\u0131on", 1)):
+        at = low.find(needle, start + back, end)
+        while at >= 0:
+            starts.append(at - back)
+            at = low.find(needle, at + 1, end)
+    resume = start
+    for at in sorted(starts):
+        if at >= resume and (m := _REFERENCE.match(text, at, end)):
+            yield m
+            resume = m.end()
 
 
 def _references(
@@ -706,13 +718,13 @@ def _references(
         if p.id is not None:
             by_id.setdefault(p.id, p.index)
     refs: list[Reference] = []
+    low = text.lower()
+    low = low if len(low) == len(text) else None  # a letter lowered to two (İ): no positions
     for p in provisions:
         if p.first >= p.stop:
             continue
         start, end = units[p.first].start, units[p.stop - 1].end
-        if not _may_cite(text[start:end]):
-            continue
-        for m in _REFERENCE.finditer(text, start, end):
+        for m in _reference_matches(text, low, start, end):
             numbers = [m.group(1), *_REFERENCE_TAIL.findall(m.group(2) or "")]
             for number in numbers:
                 target = by_id.get(number)

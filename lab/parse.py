@@ -175,6 +175,10 @@ class Document:
         return [u.end for u in self.units]
 
     @cached_property
+    def unit_provisions(self) -> list[int]:
+        return [u.provision for u in self.units]
+
+    @cached_property
     def unit_tokens(self) -> list[list[str]]:
         """BM25 tokens of every unit (tokens never cross a unit boundary)."""
         return [tokenize(self.text[u.start : u.end]) for u in self.units]

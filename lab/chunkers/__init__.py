@@ -52,13 +52,18 @@ def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Provisions owning a unit that overlaps ``[start, end)``, in document order."""
     first = doc.unit_at(start)
     stop = bisect_left(doc.unit_starts, end)
-    units = doc.units[first:stop]
-    return tuple(dict.fromkeys(u.provision for u in units if u.end > start and u.provision >= 0))
+    if first < stop and doc.unit_ends[first] <= start:  # units after it start after ``start``
+        first += 1
+    touched = dict.fromkeys(doc.unit_provisions[first:stop])
+    touched.pop(-1, None)
+    return tuple(touched)
 
 
 def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Targets of the cross-references inside ``[start, end)``, first mention first."""
     refs = doc.references
+    if not refs:
+        return ()
     first = bisect_left(doc.reference_starts, start)
     stop = bisect_left(doc.reference_starts, end)
     return tuple(dict.fromkeys(r.target for r in refs[first:stop]))

@@ -15,10 +15,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate, pairwise, repeat
+from itertools import accumulate, chain, pairwise, repeat
 from typing import NamedTuple
 
-from .text import tokenize
+from .text import tokenize, tokenize_many
 
 PATH_SEPARATOR = " \u203a "
 
@@ -181,7 +181,8 @@ class Document:
     @cached_property
     def unit_tokens(self) -> list[list[str]]:
         """BM25 tokens of every unit (tokens never cross a unit boundary)."""
-        return [tokenize(self.text[u.start : u.end]) for u in self.units]
+        text = self.text
+        return tokenize_many([text[u.start : u.end] for u in self.units])
 
     def tokens(self, start: int, end: int) -> list[str]:
         """Tokens of ``text[start:end]``, from the units' tokens when the range is whole units."""
@@ -192,7 +193,7 @@ class Document:
             and self.unit_starts[first] == start
             and self.unit_ends[last] == end
         ):
-            return [t for u in range(first, last + 1) for t in self.unit_tokens[u]]
+            return list(chain.from_iterable(self.unit_tokens[first : last + 1]))
         return tokenize(self.text[start:end])
 
     def unit_at(self, pos: int) -> int:

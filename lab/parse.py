@@ -280,9 +280,8 @@ class Breaks(NamedTuple):
 
 def _sentence_breaks(text: str, start: int, end: int) -> Breaks:
     """The :class:`Breaks` a search of ``text[start:end]`` finds."""
-    found = sorted(
-        (m.start(), m.end(1), m.end()) for p in _BREAKS for m in p.finditer(text, start, end)
-    )
+    found = [(m.start(), m.end(1), m.end()) for p in _BREAKS for m in p.finditer(text, start, end)]
+    found.sort()
     if not found:
         return Breaks([], [], [], [])
     dots, stops, afters = map(list, zip(*found, strict=True))

@@ -72,9 +72,10 @@ def tokenize_many(texts: Sequence[str]) -> list[list[str]]:
     if len(texts) < 2:
         return [tokenize(t) for t in texts]
     low = "\n".join(texts).lower()
-    separator = next(f" zqx{k} " for k in range(len(low) + 1) if f"zqx{k}" not in low)
+    mark = next(f"zqx{k}" for k in range(len(low) + 1) if f"zqx{k}" not in low)
+    separator = f" {mark} "
     spaced = _spaced(separator.join(texts).lower())
-    if spaced.count(separator) != len(texts) - 1:  # a dropped apostrophe made one ("zq'x0")
+    if spaced.count(mark) != len(texts) - 1:  # a dropped apostrophe made one ("zq'x0")
         return [tokenize(t) for t in texts]
     return [_tokens(part) for part in spaced.split(separator)]
 

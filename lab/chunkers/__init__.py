@@ -126,7 +126,7 @@ def chunk_document(
         named = (
             tuple(p for p in touched if provisions[p].path) if plan.path_prefix or headers else ()
         )
-        prefix = "".join(f"[{provisions[p].path}] " for p in named)
+        prefix = "".join(f"[{provisions[p].path}] " for p in named) if named else ""
         cites = cited_provisions(doc, start, end)
         cited, excerpts = [], []
         if plan.resolve_refs:
@@ -138,7 +138,9 @@ def chunk_document(
                 cited.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0] : excerpt[1]]}")
                 excerpts.append(excerpt)
         delivered = refs == "delivered"
-        body = " ".join([prefix + text[start:end], *(cited if delivered else ())])
+        body = prefix + text[start:end]
+        if cited and delivered:
+            body = " ".join([body, *cited])
         source = [(start, end), *(excerpts if delivered else ())]
         search = None
         if plan.parents:

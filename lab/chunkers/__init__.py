@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+from ..gc_pause import gc_paused
 from ..parse import Document, fast_constructor
 from . import (  # noqa: F401  (register the chunkers)
     by_type,
@@ -85,6 +86,7 @@ def reference_excerpt(
     return start, end
 
 
+@gc_paused()
 def chunk_document(
     doc: Document,
     doc_index: int,

@@ -111,14 +111,7 @@ def _hyphen(m: re.Match) -> str:
     return "-" if _WORD.match(text, start - 1) and _WORD.match(text, end) else " "
 
 
-class _Known(dict):
-    """Every word seen, with its token ("" when it is dropped); emptied with the caches."""
-
-    def cache_clear(self) -> None:
-        self.clear()
-
-
-_KNOWN = _Known()
+_KNOWN: dict[str, str] = {}  # every word seen, with its token ("" when it is dropped)
 
 
 def _tokens(spaced: str) -> list[str]:
@@ -132,3 +125,6 @@ def _tokens(spaced: str) -> list[str]:
                 token = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
                 found[i] = _KNOWN[word] = token
     return list(filter(None, found))
+
+
+_tokens.cache_clear = _KNOWN.clear  # emptied with the functools caches, like stem's

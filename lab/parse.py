@@ -259,12 +259,10 @@ def _make_units(raw: list[tuple[int, int, str, int]], provision: list[int]) -> t
     return tuple(units)
 
 
-def _lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """Every line of ``text`` without its line break, and its ``(start, end)``."""
+def _lines(text: str) -> tuple[list[str], list[int]]:
+    """Every line of ``text`` without its line break, and where each starts."""
     raw = text.splitlines(keepends=True)
-    lines = [line.rstrip("\r\n") for line in raw]
-    starts = accumulate(map(len, raw), initial=0)
-    return lines, [(s, s + len(line)) for s, line in zip(starts, lines, strict=False)]
+    return [line.rstrip("\r\n") for line in raw], list(accumulate(map(len, raw), initial=0))
 
 
 class Breaks(NamedTuple):
@@ -489,9 +487,19 @@ class _Markdown(UnitBuilder):
             return title_end, level, f"{number} {rest[: first.start()]}", title_end
         return (m.end(2) if dot else m.end(1)), level, number, rest_start
 
+    @staticmethod
+    def join_lines(
+        para: list[tuple[int, int]], lines: list[str], starts: list[int], first: int, stop: int
+    ) -> None:
+        """Add plain lines ``first..stop-1`` to the paragraph: the first and the last."""
+        for i in (first, stop - 1) if stop - first > 1 else (first,):
+            para.append((starts[i], starts[i] + len(lines[i])))
+
     def run(self) -> None:
         text = self.text
-        lines, spans = _lines(text)
+        lines, starts = _lines(text)
+        # The paragraph's lines, ``(start, end)``: of a run of plain lines only the first and the
+        # last, all that is read of it (where it starts and ends, whether it is a single line).
         para: list[tuple[int, int]] = []
         para_kind = "sentence"
         fence: str | None = None
@@ -516,10 +524,11 @@ class _Markdown(UnitBuilder):
             if i > done:
                 self.close_table()
                 if fence is None:
-                    para.extend(spans[done:i])
+                    self.join_lines(para, lines, starts, done, i)
             done = i + 1
-            s, e = spans[i]
             line = lines[i]
+            s = starts[i]
+            e = s + len(line)
             if not line.strip():  # a blank line: no table row, never closes a fence
                 self.close_table()
                 if fence is None:
@@ -586,7 +595,7 @@ class _Markdown(UnitBuilder):
         if done < len(lines):
             self.close_table()
             if fence is None:
-                para.extend(spans[done:])
+                self.join_lines(para, lines, starts, done, len(lines))
         flush()
         if fence is not None:
             self.add_block(fence_start, len(text), "code")

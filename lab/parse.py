@@ -46,7 +46,7 @@ _SENTENCE_END = re.compile(f"[.!?]{_END_REST}")
 # A sentence break is a sentence end and the whitespace after it. One pattern per first mark: with
 # a literal first character the regex engine jumps from one to the next, where a character class
 # has it try every position of the text (three times slower).
-_BREAKS = tuple(re.compile(f"({re.escape(mark)}{_END_REST})(\\s*)") for mark in ".!?")
+_BREAKS = tuple(re.compile(f"({re.escape(mark)}{_END_REST})\\s*") for mark in ".!?")
 _TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
 _LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
 # The leading look-ahead only lets the engine skip to the letters a reference can start with
@@ -280,14 +280,7 @@ class Breaks(NamedTuple):
 
 def _sentence_breaks(text: str, start: int, end: int) -> Breaks:
     """The :class:`Breaks` a search of ``text[start:end]`` finds."""
-    # The pattern reads no character before a match and none after ``end``, so a search of the
-    # slice finds the same; splitting at the matches gives their positions without a Python
-    # step per match: the pieces alternate text, punctuation, whitespace.
-    piece = text[start:end] if start > 0 or end < len(text) else text
-    found = []
-    for pattern in _BREAKS:
-        at = list(accumulate(map(len, pattern.split(piece)), initial=start))
-        found += zip(at[1:-1:3], at[2::3], at[3::3], strict=True)
+    found = [(m.start(), m.end(1), m.end()) for p in _BREAKS for m in p.finditer(text, start, end)]
     found.sort()
     if not found:
         return Breaks([], [], [], [])

@@ -192,7 +192,12 @@ def chunk_tokens(doc, chunk: Chunk) -> list[str]:
         return tokenize(chunk.search_text)
     start, end = chunk.source[0]
     tail = chunk.text[len(chunk.prefix) + end - start :]
-    return [*prefix_tokens(chunk.prefix), *doc.tokens(start, end), *tokenize(tail)]
+    body = doc.tokens(start, end)
+    if chunk.prefix:
+        body[:0] = prefix_tokens(chunk.prefix)
+    if tail:
+        body += tokenize(tail)
+    return body
 
 
 @lru_cache(maxsize=4096)

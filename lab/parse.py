@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate, pairwise
+from itertools import accumulate, chain, pairwise, repeat
+from typing import NamedTuple
 
-from .text import tokenize
+from .gc_pause import gc_paused
+from .text import tokenize, tokenize_many
 
 PATH_SEPARATOR = " \u203a "
 
@@ -39,8 +41,12 @@ _TABLE_ROW = re.compile(r"^[ \t]*\|")
 _CELL_BAR = re.compile(r"(?<!\\)\|")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
-_SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s)")
-_SENTENCE_BREAK = re.compile(f"({_SENTENCE_END.pattern})\\s*")  # and the whitespace after it
+_END_REST = r"[.!?]*[\"'\u201d\u2019)\]]*(?=\s)"  # what follows a sentence end's first mark
+_SENTENCE_END = re.compile(f"[.!?]{_END_REST}")
+# A sentence break is a sentence end and the whitespace after it. One pattern per first mark: with
+# a literal first character the regex engine jumps from one to the next, where a character class
+# has it try every position of the text (three times slower).
+_BREAKS = tuple(re.compile(f"({re.escape(mark)}{_END_REST})\\s*") for mark in ".!?")
 _TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
 _LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
 # The leading look-ahead only lets the engine skip to the letters a reference can start with
@@ -170,9 +176,15 @@ class Document:
         return [u.end for u in self.units]
 
     @cached_property
+    def unit_provisions(self) -> list[int]:
+        return [u.provision for u in self.units]
+
+    @cached_property
     def unit_tokens(self) -> list[list[str]]:
         """BM25 tokens of every unit (tokens never cross a unit boundary)."""
-        return [tokenize(self.text[u.start : u.end]) for u in self.units]
+        text = self.text
+        with gc_paused():
+            return tokenize_many([text[u.start : u.end] for u in self.units])
 
     def tokens(self, start: int, end: int) -> list[str]:
         """Tokens of ``text[start:end]``, from the units' tokens when the range is whole units."""
@@ -183,7 +195,7 @@ class Document:
             and self.unit_starts[first] == start
             and self.unit_ends[last] == end
         ):
-            return [t for u in range(first, last + 1) for t in self.unit_tokens[u]]
+            return list(chain.from_iterable(self.unit_tokens[first : last + 1]))
         return tokenize(self.text[start:end])
 
     def unit_at(self, pos: int) -> int:
@@ -214,19 +226,16 @@ class _Block:
 
 
 # Setting a frozen dataclass's slots directly makes one 3-5x faster than its ``__init__``, which
-# goes through ``object.__setattr__`` for each field (a long document has tens of thousands).
+# goes through ``object.__setattr__`` for each field (a long document has tens of thousands). The
+# constructor is written out field by field, as ``dataclasses`` writes ``__init__``.
 def fast_constructor(cls: type) -> Callable[..., object]:
     """``cls(*values)`` for a frozen slots dataclass, all fields given in order."""
-    setters = tuple(getattr(cls, name).__set__ for name in cls.__dataclass_fields__)
-    new = object.__new__
-
-    def make(*values: object) -> object:
-        obj = new(cls)
-        for set_value, value in zip(setters, values, strict=True):
-            set_value(obj, value)
-        return obj
-
-    return make
+    names = tuple(cls.__dataclass_fields__)
+    scope = {f"set_{name}": getattr(cls, name).__set__ for name in names}
+    scope |= {"new": object.__new__, "cls": cls}
+    sets = "".join(f"    set_{name}(obj, {name})\n" for name in names)
+    exec(f"def make({', '.join(names)}):\n    obj = new(cls)\n{sets}    return obj\n", scope)
+    return scope["make"]
 
 
 _new_heading = fast_constructor(Heading)
@@ -250,12 +259,42 @@ def _make_units(raw: list[tuple[int, int, str, int]], provision: list[int]) -> t
     return tuple(units)
 
 
-def _lines(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """Every line of ``text`` without its line break, and its ``(start, end)``."""
+def _lines(text: str) -> tuple[list[str], list[int]]:
+    """Every line of ``text`` without its line break, and where each starts."""
     raw = text.splitlines(keepends=True)
-    lines = [line.rstrip("\r\n") for line in raw]
-    starts = accumulate(map(len, raw), initial=0)
-    return lines, [(s, s + len(line)) for s, line in zip(starts, lines, strict=False)]
+    return [line.rstrip("\r\n") for line in raw], list(accumulate(map(len, raw), initial=0))
+
+
+class Breaks(NamedTuple):
+    """Sentence breaks (a sentence end and the whitespace after it) in order, as a search for
+    them from left to right finds them: each one's first punctuation mark
+    (``dots``), the end of its punctuation (``stops``: where a sentence ends) and of the
+    whitespace after it (``afters``); ``maybe`` lists the matches whose two characters before
+    the punctuation may end an abbreviation."""
+
+    dots: list[int]
+    stops: list[int]
+    afters: list[int]
+    maybe: list[int]
+
+
+def _sentence_breaks(text: str, start: int, end: int) -> Breaks:
+    """The :class:`Breaks` a search of ``text[start:end]`` finds."""
+    found = [(m.start(), m.end(1), m.end()) for p in _BREAKS for m in p.finditer(text, start, end)]
+    found.sort()
+    if not found:
+        return Breaks([], [], [], [])
+    dots, stops, afters = map(list, zip(*found, strict=True))
+    if len(set(stops)) < len(stops):
+        # A run of mixed marks ("?!") is found from each of its marks, every time with the same
+        # end; the search from left to right finds it from its first.
+        first = {}
+        for dot, stop, after in reversed(found):
+            first[stop] = (dot, after)
+        found = sorted((dot, stop, after) for stop, (dot, after) in first.items())
+        dots, stops, afters = map(list, zip(*found, strict=True))
+    maybe = [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in _ABBREVIATION_TAILS]
+    return Breaks(dots, stops, afters, maybe)
 
 
 def _is_short_title(rest: str) -> bool:
@@ -305,6 +344,12 @@ class UnitBuilder:
         self.headings[len(self.units)] = _new_heading(start, end, level, number, title.strip())
         self.add_block(start, end, "heading")
 
+    def sentence_breaks(self, start: int, end: int) -> tuple[Breaks, int, int]:
+        """The sentence breaks a search of ``text[start:end]`` finds: a :class:`Breaks` and the
+        range ``[first, stop)`` of its entries that are those."""
+        breaks = _sentence_breaks(self.text, start, end)
+        return breaks, 0, len(breaks.stops)
+
     def add_prose(self, start: int, end: int, skip: int = 0) -> None:
         """Split ``text[start:end]`` into sentences; ``skip`` chars of list marker never end one."""
         self.block += 1
@@ -313,11 +358,26 @@ class UnitBuilder:
         begin = start  # the same without the whitespace before the sentence
         while begin < end and text[begin].isspace():
             begin += 1
-        for m in _SENTENCE_BREAK.finditer(text, start + skip, end):
-            stop = m.end(1)
-            if stop >= end:
-                break
-            dot = m.start()
+        breaks, first, stop = self.sentence_breaks(start + skip, end)
+        dots, stops, afters, maybe = breaks
+        stop = bisect_left(stops, end, first, stop)  # a break that reaches the end ends nothing
+        if first < stop:
+            k = bisect_left(maybe, first)
+            if k == len(maybe) or maybe[k] >= stop:  # no abbreviation: every break ends one
+                begins = [begin, *afters[first : stop - 1]]
+                units.extend(zip(begins, stops[first:stop], repeat("sentence"), repeat(block)))
+                cursor = stops[stop - 1]
+            else:
+                cursor = self.add_sentences(breaks, first, stop, cursor, begin)
+        self.add(cursor, end, "sentence")
+
+    def add_sentences(self, breaks: Breaks, first: int, stop: int, cursor: int, begin: int) -> int:
+        """Add the sentences that breaks ``first..stop-1`` end, but at an abbreviation's period;
+        returns where the text after the last one starts."""
+        text, units, block = self.text, self.units, self.block
+        dots, stops, afters, _ = breaks
+        for j in range(first, stop):
+            dot = dots[j]
             if text[dot - 2 : dot].lower() in _ABBREVIATION_TAILS:
                 word_start = text.rfind(" ", cursor, dot) + 1
                 word_start = max(word_start, text.rfind("\n", cursor, dot) + 1, cursor)
@@ -325,9 +385,9 @@ class UnitBuilder:
                 if word in ABBREVIATIONS:
                     continue
             # Ends with punctuation, starts after whitespace: nothing to trim.
-            units.append((begin, stop, "sentence", block))
-            cursor, begin = stop, m.end()
-        self.add(cursor, end, "sentence")
+            units.append((begin, stops[j], "sentence", block))
+            cursor, begin = stops[j], afters[j]
+        return cursor
 
     def add_row(self, start: int, end: int, cells: Sequence[tuple[int, int]]) -> None:
         """Add a table row with its cells' ranges; it continues the open table or starts one."""
@@ -380,6 +440,19 @@ def _ragged(text: str, table: Table) -> list[str]:
 class _Markdown(UnitBuilder):
     """Reads markdown or plain text line by line into units."""
 
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.breaks = _sentence_breaks(text, 0, len(text))
+
+    def sentence_breaks(self, start: int, end: int) -> tuple[Breaks, int, int]:
+        # Prose starts after whitespace (a line break, or the blanks after a list marker or a
+        # heading's number) and ends before a line break, so no break of the whole text
+        # straddles its start, and those inside it are the ones a search of it alone finds
+        # (the last may differ when it reaches the end, where ``add_prose`` reads none).
+        dots = self.breaks.dots
+        first = bisect_left(dots, start)
+        return self.breaks, first, bisect_left(dots, end, first)
+
     def numbered_heading(
         self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
     ) -> tuple[int, int, str, int] | None:
@@ -407,9 +480,19 @@ class _Markdown(UnitBuilder):
             return title_end, level, f"{number} {rest[: first.start()]}", title_end
         return (m.end(2) if dot else m.end(1)), level, number, rest_start
 
+    @staticmethod
+    def join_lines(
+        para: list[tuple[int, int]], lines: list[str], starts: list[int], first: int, stop: int
+    ) -> None:
+        """Add plain lines ``first..stop-1`` to the paragraph: the first and the last."""
+        for i in (first, stop - 1) if stop - first > 1 else (first,):
+            para.append((starts[i], starts[i] + len(lines[i])))
+
     def run(self) -> None:
         text = self.text
-        lines, spans = _lines(text)
+        lines, starts = _lines(text)
+        # The paragraph's lines, ``(start, end)``: of a run of plain lines only the first and the
+        # last, all that is read of it (where it starts and ends, whether it is a single line).
         para: list[tuple[int, int]] = []
         para_kind = "sentence"
         fence: str | None = None
@@ -434,10 +517,11 @@ class _Markdown(UnitBuilder):
             if i > done:
                 self.close_table()
                 if fence is None:
-                    para.extend(spans[done:i])
+                    self.join_lines(para, lines, starts, done, i)
             done = i + 1
-            s, e = spans[i]
             line = lines[i]
+            s = starts[i]
+            e = s + len(line)
             if not line.strip():  # a blank line: no table row, never closes a fence
                 self.close_table()
                 if fence is None:
@@ -504,7 +588,7 @@ class _Markdown(UnitBuilder):
         if done < len(lines):
             self.close_table()
             if fence is None:
-                para.extend(spans[done:])
+                self.join_lines(para, lines, starts, done, len(lines))
         flush()
         if fence is not None:
             self.add_block(fence_start, len(text), "code")
@@ -531,6 +615,7 @@ def _provision_level(headings: dict[int, Heading], title_unit: int | None) -> in
     return max(h.level for h in shown)
 
 
+@gc_paused()
 def parse_document(text: str, name: str = "document") -> Document:
     """Parse ``text`` (markdown or plain) into units, provisions and resolved cross-references."""
     parser = _Markdown(text)
@@ -619,13 +704,25 @@ def _structure(builder: UnitBuilder, name: str, format: str, tables: tuple[Table
     )
 
 
-def _may_cite(body: str) -> bool:
-    """False when ``body`` holds no reference: it has no ``§`` and no "section" in any case (in a
-    lowered body, "section" whose ``i`` is one of the others ``(?i:i)`` matches: İ and ı)."""
-    if "\u00a7" in body:
-        return True
-    low = body.lower()
-    return "ection" in low or "ecti\u0307on" in low or "ect\u0131on" in low
+def _reference_matches(text: str, low: str | None, start: int, end: int) -> Iterator[re.Match]:
+    """The matches of :data:`_REFERENCE` in ``text[start:end]``, left to right. ``low`` is
+    ``text.lower()`` when as long as ``text``: a match then starts only at a ``§`` or at the
+    letter before an "ection" of ``low`` (in "section", ``(?i:i)`` also matches the dotless
+    ı), so the pattern is tried there alone."""
+    if low is None:
+        yield from _REFERENCE.finditer(text, start, end)
+        return
+    starts = []
+    for needle, back in (("\u00a7", 0), ("ection", 1), ("ect\u0131on", 1)):
+        at = low.find(needle, start + back, end)
+        while at >= 0:
+            starts.append(at - back)
+            at = low.find(needle, at + 1, end)
+    resume = start
+    for at in sorted(starts):
+        if at >= resume and (m := _REFERENCE.match(text, at, end)):
+            yield m
+            resume = m.end()
 
 
 def _references(
@@ -637,13 +734,13 @@ def _references(
         if p.id is not None:
             by_id.setdefault(p.id, p.index)
     refs: list[Reference] = []
+    low = text.lower()
+    low = low if len(low) == len(text) else None  # a letter lowered to two (İ): no positions
     for p in provisions:
         if p.first >= p.stop:
             continue
         start, end = units[p.first].start, units[p.stop - 1].end
-        if not _may_cite(text[start:end]):
-            continue
-        for m in _REFERENCE.finditer(text, start, end):
+        for m in _reference_matches(text, low, start, end):
             numbers = [m.group(1), *_REFERENCE_TAIL.findall(m.group(2) or "")]
             for number in numbers:
                 target = by_id.get(number)

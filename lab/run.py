@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import functools
-import gc
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -18,6 +16,7 @@ import numpy as np
 from .assemble import FIRST_LOOK, Context, Look, Outcome, walk
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
+from .gc_pause import gc_paused
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
 from .metrics import (
     IndexStats,
@@ -611,21 +610,6 @@ def reranker_for(config: LabConfig):
     from .rerank import get_reranker
 
     return get_reranker(config.rerank)
-
-
-@contextmanager
-def gc_paused():
-    """Cyclic garbage collection paused for the duration: a run allocates many small objects
-    (token lists, contexts, results) and no cycles, and the collector's passes over a large
-    corpus's live objects cost about a tenth of a 1 MB run. Reference counting still frees
-    everything; the collector is on again afterwards (if it was on before)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def run_lab(

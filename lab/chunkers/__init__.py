@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+from ..gc_pause import gc_paused
 from ..parse import Document, fast_constructor
 from . import (  # noqa: F401  (register the chunkers)
     by_type,
@@ -52,13 +53,18 @@ def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Provisions owning a unit that overlaps ``[start, end)``, in document order."""
     first = doc.unit_at(start)
     stop = bisect_left(doc.unit_starts, end)
-    units = doc.units[first:stop]
-    return tuple(dict.fromkeys(u.provision for u in units if u.end > start and u.provision >= 0))
+    if first < stop and doc.unit_ends[first] <= start:  # units after it start after ``start``
+        first += 1
+    touched = dict.fromkeys(doc.unit_provisions[first:stop])
+    touched.pop(-1, None)
+    return tuple(touched)
 
 
 def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Targets of the cross-references inside ``[start, end)``, first mention first."""
     refs = doc.references
+    if not refs:
+        return ()
     first = bisect_left(doc.reference_starts, start)
     stop = bisect_left(doc.reference_starts, end)
     return tuple(dict.fromkeys(r.target for r in refs[first:stop]))
@@ -80,6 +86,7 @@ def reference_excerpt(
     return start, end
 
 
+@gc_paused()
 def chunk_document(
     doc: Document,
     doc_index: int,
@@ -121,7 +128,7 @@ def chunk_document(
         named = (
             tuple(p for p in touched if provisions[p].path) if plan.path_prefix or headers else ()
         )
-        prefix = "".join(f"[{provisions[p].path}] " for p in named)
+        prefix = "".join(f"[{provisions[p].path}] " for p in named) if named else ""
         cites = cited_provisions(doc, start, end)
         cited, excerpts = [], []
         if plan.resolve_refs:
@@ -133,7 +140,9 @@ def chunk_document(
                 cited.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0] : excerpt[1]]}")
                 excerpts.append(excerpt)
         delivered = refs == "delivered"
-        body = " ".join([prefix + text[start:end], *(cited if delivered else ())])
+        body = prefix + text[start:end]
+        if cited and delivered:
+            body = " ".join([body, *cited])
         source = [(start, end), *(excerpts if delivered else ())]
         search = None
         if plan.parents:

@@ -8,6 +8,7 @@ queue picks exactly what the plain greedy picks.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 
 from ..parse import Document
 from .base import Params, Plan, Training, pack_units, register, unit_span
@@ -21,41 +22,42 @@ class Coverage:
     """Candidate windows and what choosing them has covered so far."""
 
     def __init__(self, doc: Document, size: int, training: Training, alpha: float = ALPHA):
-        units = doc.units
-        n = len(units)
+        starts, ends = doc.unit_starts, doc.unit_ends
+        n = len(starts)
         self.alpha = alpha
-        self.candidates: list[tuple[int, int, int]] = []  # (first unit, stop unit, cost)
+        # (first unit, stop unit, cost): the runs from unit j that span 0.5 L to L (unit ends
+        # are in order, so they are found by bisection).
+        self.candidates: list[tuple[int, int, int]] = []
         for j in range(n):
-            for i in range(j + 1, n + 1):
-                span = units[i - 1].end - units[j].start
-                if span > size:
-                    break
-                if span >= MIN_FRACTION * size:
-                    self.candidates.append((j, i, span))
+            low = bisect_left(ends, starts[j] + MIN_FRACTION * size, j)
+            high = bisect_right(ends, starts[j] + size, j)
+            self.candidates.extend((j, i + 1, ends[i] - starts[j]) for i in range(low, high))
         spans, groups = training.spans, training.groups
-        span_at: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        for k, (first, last) in enumerate(spans):
-            if 0 <= first < n:
-                span_at[first].append((last, k))
-        group_at: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        for k, (first, last) in enumerate(groups):
-            if 0 <= first < n:
-                group_at[first].append((last, k))
-        self.inside_spans = [self._inside(span_at, j, i) for j, i, _ in self.candidates]
-        self.inside_groups = [self._inside(group_at, j, i) for j, i, _ in self.candidates]
+        self.inside_spans = self._inside(spans)
+        self.inside_groups = self._inside(groups)
         self.unit_covered = bytearray(n)
         self.span_covered = bytearray(len(spans))
         self.group_covered = bytearray(len(groups))
 
-    @staticmethod
-    def _inside(at: list[list[tuple[int, int]]], j: int, i: int) -> tuple[int, ...]:
-        return tuple(k for f in range(j, i) for last, k in at[f] if last < i)
+    def _inside(self, ranges: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
+        """For each candidate, the indices of the unit ranges ``(first, last)`` inside it, by
+        first unit, then index."""
+        order = sorted(range(len(ranges)), key=lambda k: ranges[k][0])
+        firsts = [ranges[k][0] for k in order]
+        inside = []
+        for j, i, _ in self.candidates:
+            a = bisect_left(firsts, j)
+            b = bisect_left(firsts, i, a)
+            inside.append(tuple(k for k in order[a:b] if ranges[k][1] < i) if a < b else ())
+        return inside
 
     def gain(self, c: int) -> float:
         j, i, _ = self.candidates[c]
-        items = sum(1 for k in self.inside_spans[c] if not self.span_covered[k])
-        items += sum(1 for k in self.inside_groups[c] if not self.group_covered[k])
-        return items + self.alpha * (i - j - sum(self.unit_covered[j:i]))
+        spans, groups = self.inside_spans[c], self.inside_groups[c]
+        items = len(spans) - sum(map(self.span_covered.__getitem__, spans)) if spans else 0
+        if groups:
+            items += len(groups) - sum(map(self.group_covered.__getitem__, groups))
+        return items + self.alpha * (i - j - self.unit_covered.count(1, j, i))
 
     def choose(self, c: int) -> None:
         j, i, _ = self.candidates[c]
@@ -68,9 +70,10 @@ class Coverage:
 
 def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
     """Cost-benefit greedy with lazy (priority-queue) re-evaluation."""
+    alpha = cov.alpha
     heap = []
-    for c, (_, _, cost) in enumerate(cov.candidates):
-        g = cov.gain(c)
+    for c, (j, i, cost) in enumerate(cov.candidates):  # the gains while nothing is covered
+        g = len(cov.inside_spans[c]) + len(cov.inside_groups[c]) + alpha * (i - j)
         if g > 0 and cost <= budget:
             heap.append((-g / cost, c, 0))
     heapq.heapify(heap)
@@ -83,9 +86,12 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
             continue
         if stamp != round_:
             g = cov.gain(c)
-            if g > 0:
+            if g <= 0:
+                continue
+            if -g / cost != neg_ratio:
                 heapq.heappush(heap, (-g / cost, c, round_))
-            continue
+                continue
+            # Unchanged: pushed back it would come out next (ties go to the lower index).
         chosen.append(c)
         cov.choose(c)
         spent += cost

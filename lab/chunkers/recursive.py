@@ -8,25 +8,22 @@ they fit, and a part still too long is split at the next, finer separator.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
 
-from ..parse import Document, Unit
+from ..parse import Document
 from .base import Params, Plan, register
 
 _WORD = re.compile(r"\S+")
 
 
-# Finer and finer separators: the units among ``first + 1..stop - 1`` that start a new piece.
-LEVELS: tuple[Callable[[tuple[Unit, ...], int, int], list[int]], ...] = (
-    # headings
-    lambda units, first, stop: [i for i in range(first + 1, stop) if units[i].kind == "heading"],
-    # paragraphs, list items, rows, code blocks
-    lambda units, first, stop: [
-        i for i in range(first + 1, stop) if units[i].block != units[i - 1].block
-    ],
-    # sentences
-    lambda units, first, stop: list(range(first + 1, stop)),
-)
+def separators(doc: Document, first: int, stop: int) -> tuple[list[int], list[int]]:
+    """The units among ``first + 1..stop - 1`` that start a new piece at the two coarsest
+    separators, in order: headings, and new blocks (paragraphs, list items, rows, code blocks);
+    at the finest, sentences, every unit does."""
+    units = doc.units
+    headings = [i for i in range(first + 1, stop) if units[i].kind == "heading"]
+    blocks = [i for i in range(first + 1, stop) if units[i].block != units[i - 1].block]
+    return headings, blocks
 
 
 def split_words(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
@@ -45,25 +42,36 @@ def split_words(text: str, start: int, end: int, size: int) -> list[tuple[int, i
     return spans
 
 
-def split_units(
-    doc: Document, first: int, stop: int, size: int, level: int = 0
-) -> list[tuple[int, int]]:
+def split_units(doc: Document, first: int, stop: int, size: int) -> list[tuple[int, int]]:
     """Bodies covering units ``first..stop-1``, none longer than ``size``, split recursively
-    from the ``level``-th separator on."""
-    units = doc.units
-    start, end = units[first].start, units[stop - 1].end
-    if end - start <= size:
-        return [(start, end)]
-    if level == len(LEVELS):
-        return split_words(doc.text, start, end, size)
-    cuts = [first, *LEVELS[level](units, first, stop)]
+    at headings, then blocks, then sentences, then words."""
+    if doc.unit_ends[stop - 1] - doc.unit_starts[first] <= size:
+        return [(doc.unit_starts[first], doc.unit_ends[stop - 1])]
+    return _split(doc, first, stop, size, 0, separators(doc, first, stop))
+
+
+def _split(
+    doc: Document, first: int, stop: int, size: int, level: int, cut_at: tuple[list[int], ...]
+) -> list[tuple[int, int]]:
+    """:func:`split_units` from the ``level``-th separator on; ``cut_at`` holds the units that
+    start a piece at the coarser two, over a range at least ``first..stop-1``."""
+    starts, ends = doc.unit_starts, doc.unit_ends
+    if ends[stop - 1] - starts[first] <= size:
+        return [(starts[first], ends[stop - 1])]
+    if level == 3:
+        return split_words(doc.text, starts[first], ends[stop - 1], size)
+    if level == 2:
+        cuts = range(first, stop)
+    else:
+        found = cut_at[level]
+        cuts = [first, *found[bisect_right(found, first) : bisect_left(found, stop)]]
     merged: list[tuple[int, int]] = []
     for a, b in zip(cuts, [*cuts[1:], stop], strict=True):
-        if merged and units[b - 1].end - units[merged[-1][0]].start <= size:
+        if merged and ends[b - 1] - starts[merged[-1][0]] <= size:
             merged[-1] = (merged[-1][0], b)
         else:
             merged.append((a, b))
-    return [body for a, b in merged for body in split_units(doc, a, b, size, level + 1)]
+    return [body for a, b in merged for body in _split(doc, a, b, size, level + 1, cut_at)]
 
 
 @register(

@@ -1,0 +1,270 @@
+"""The fast paths of parsing, tokenising and chunking against the plain way of computing the same
+thing, on generated markdown (hypothesis) and on real texts where they are installed: sentence
+breaks searched once over the whole text, references tried only where one can start, unit tokens
+in one pass, touched provisions from a list, recursive separators by bisection, qes-greedy's
+windows by bisection."""
+
+import re
+from bisect import bisect_left
+from dataclasses import astuple
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from samples import markdown_documents
+
+from lab.chunkers import Training, chunk_document, touched_provisions
+from lab.chunkers.qes_greedy import Coverage
+from lab.chunkers.recursive import split_units
+from lab.parse import (
+    _REFERENCE,
+    Breaks,
+    _Markdown,
+    _reference_matches,
+    _sentence_breaks,
+    parse_document,
+)
+from lab.text import STOP_WORDS, stem, tokenize, tokenize_many
+
+# The sentence break as one pattern: punctuation, closing quotes or brackets, then whitespace.
+BREAK = re.compile(r"""([.!?]+["'\u201d\u2019)\]]*(?=\s))\s*""")
+ABBREVIATION_TAILS = {".g", ".e", "dr", "no", "mr", "rs", "ms", "of", "vs", "cf", "ig", "st"}
+ABBREVIATION_TAILS |= {"ox", "cl", "os", "rt", "ra"}
+
+REAL = [
+    *sorted(Path("/usr/share/common-licenses").glob("*")),
+    *sorted(Path("/usr/share/vim/vim90/doc").glob("*.txt"))[::4],
+    *sorted(Path("/usr/share/doc").glob("*/README*"))[:40],
+]
+REAL = [p for p in REAL if p.is_file() and p.suffix != ".gz"]
+
+
+def real_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        pytest.skip(f"{path} is not UTF-8")
+
+
+def plain_breaks(text: str, start: int, end: int) -> Breaks:
+    found = list(BREAK.finditer(text, start, end))
+    dots = [m.start() for m in found]
+    maybe = [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in ABBREVIATION_TAILS]
+    return Breaks(dots, [m.end(1) for m in found], [m.end() for m in found], maybe)
+
+
+class ParagraphByParagraph(_Markdown):
+    """The markdown reader searching each paragraph alone for its sentence breaks."""
+
+    def sentence_breaks(self, start, end):
+        breaks = plain_breaks(self.text, start, end)
+        return breaks, 0, len(breaks.dots)
+
+
+def assert_references_found_as_by_a_full_search(text: str, start: int, end: int) -> None:
+    low = text.lower()
+    low = low if len(low) == len(text) else None
+    found = [m.span() for m in _reference_matches(text, low, start, end)]
+    assert found == [m.span() for m in _REFERENCE.finditer(text, start, end)]
+
+
+def plain_tokenize(text: str) -> list[str]:
+    text = re.sub(r"['\u2019\u2018]", "", text.lower())
+    text = re.sub(r"(?<!\w)-+|-+(?!\w)", " ", re.sub(r"[^\w\s-]|_", " ", text))
+    return [stem(t) for t in text.split() if len(t) > 1 and t not in STOP_WORDS]
+
+
+def contents(doc):
+    return (
+        doc.title,
+        [astuple(u) for u in doc.units],
+        [astuple(p) for p in doc.provisions],
+        [astuple(r) for r in doc.references],
+        doc.unit_starts,
+        doc.tables,
+        doc.problems,
+    )
+
+
+def assert_parsed_as_paragraph_by_paragraph(text: str) -> None:
+    reader = ParagraphByParagraph(text)
+    reader.run()
+    doc = parse_document(text)
+    assert contents(doc) == contents(reader.document("document"))
+    ends = doc.unit_ends
+    assert ends == sorted(ends)  # what touched_provisions and qes-greedy's bisection rely on
+
+
+# Marks, closers, abbreviations and spaces in every arrangement the patterns care about.
+def texts_of(pieces: list[str]) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(pieces), max_size=40).map("".join)
+
+
+break_text = texts_of([*"ab.!?\"')] \n\t\u201d", "e.g.", "Dr.", " No."])
+
+
+@given(break_text, st.data())
+def test_breaks_found_per_first_mark_are_those_one_pattern_finds(text, data):
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert _sentence_breaks(text, start, end) == plain_breaks(text, start, end)
+
+
+def test_breaks_of_a_mixed_run_start_at_its_first_mark():
+    # "?!." is found from each of its three marks; the break starts at the "?" (index 2).
+    breaks = _sentence_breaks("Hi?!. Yes", 0, 9)
+    assert breaks == Breaks([2], [5], [6], [])
+
+
+@given(markdown_documents())
+def test_whole_text_breaks_parse_generated_markdown_as_each_paragraph_alone(text):
+    assert_parsed_as_paragraph_by_paragraph(text)
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_whole_text_breaks_parse_real_texts_as_each_paragraph_alone(path):
+    assert_parsed_as_paragraph_by_paragraph(real_text(path))
+
+
+reference_text = texts_of(
+    ["Section", "section", "SECTIONS", "\u017fection", "sect\u0131on", "\u0130", "\u00a7"]
+    + [" 1.2", " 3", " and", " or", ", 4", "(a)", "x", "ection", " ", "\n"]
+)
+
+
+@given(reference_text, st.data())
+def test_references_tried_at_their_starts_are_those_a_full_search_finds(text, data):
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert_references_found_as_by_a_full_search(text, start, end)
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_references_of_real_texts_are_those_a_full_search_finds(path):
+    doc = parse_document(real_text(path))
+    for p in doc.provisions:
+        if p.first < p.stop:
+            start, end = doc.units[p.first].start, doc.units[p.stop - 1].end
+            assert_references_found_as_by_a_full_search(doc.text, start, end)
+
+
+token_text = texts_of(
+    [*"aAbS\u03a3\u03c3\u0130\u0131'\u2019\u2018-_\u2014 .,!?\n\t\u00a0\x1c0\u4e00\u00e9\u00b2"]
+    + ["zqx0", "zq'x0", "don't", "well-known", "--", "ing"]
+)
+
+
+@given(st.lists(token_text, max_size=6))
+def test_tokens_of_many_texts_at_once_are_each_texts_tokens(texts):
+    assert [tokenize(t) for t in texts] == [plain_tokenize(t) for t in texts]
+    assert tokenize_many(texts) == [plain_tokenize(t) for t in texts]
+
+
+def test_tokens_hand_checked():
+    # Apostrophes dropped ("dont" is then a stop word), a hyphen inside a word kept, loose and
+    # doubled hyphens split ("a", "b": one letter), a final sigma lowercased as at the end of a
+    # text, "zq'x0" one word like the separator the texts are joined by.
+    texts = ["Don't re-use -it", "a--b \u039f\u0394\u039f\u03a3", "zq'x0 testing"]
+    assert tokenize_many(texts) == [
+        ["re-use"],
+        ["\u03bf\u03b4\u03bf\u03c2"],
+        ["zqx0", "test"],
+    ]
+
+
+@pytest.mark.parametrize("path", REAL[::3], ids=lambda p: p.name)
+def test_unit_tokens_of_real_texts_are_each_units_tokens(path):
+    doc = parse_document(real_text(path))
+    assert doc.unit_tokens == [plain_tokenize(doc.text[u.start : u.end]) for u in doc.units]
+
+
+def plain_touched(doc, start, end):
+    first = max(bisect_left([u.start for u in doc.units], start + 1) - 1, 0)
+    units = [u for u in doc.units[first:] if u.start < end]
+    return tuple(dict.fromkeys(u.provision for u in units if u.end > start and u.provision >= 0))
+
+
+@given(markdown_documents(), st.data())
+def test_touched_provisions_are_those_of_the_units_overlapping_the_range(text, data):
+    doc = parse_document(text)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert touched_provisions(doc, start, end) == plain_touched(doc, start, end)
+
+
+def plain_split(doc, first, stop, size, level=0):
+    """Recursive splitting with each level's separators found by a scan of the range."""
+    units = doc.units
+    start, end = units[first].start, units[stop - 1].end
+    if end - start <= size:
+        return [(start, end)]
+    if level == 3:
+        words = [m.span() for m in re.finditer(r"\S+", doc.text[start:end])]
+        spans = []
+        for a, b in ((start + a, start + b) for a, b in words):
+            if spans and b - spans[-1][0] <= size:
+                spans[-1] = (spans[-1][0], b)
+                continue
+            while b - a > size:
+                spans.append((a, a + size))
+                a += size
+            spans.append((a, b))
+        return spans
+    starts_piece = [
+        lambda i: units[i].kind == "heading",
+        lambda i: units[i].block != units[i - 1].block,
+        lambda i: True,
+    ][level]
+    cuts = [first, *(i for i in range(first + 1, stop) if starts_piece(i))]
+    merged = []
+    for a, b in zip(cuts, [*cuts[1:], stop], strict=True):
+        if merged and units[b - 1].end - units[merged[-1][0]].start <= size:
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return [body for a, b in merged for body in plain_split(doc, a, b, size, level + 1)]
+
+
+@given(markdown_documents(), st.sampled_from([20, 45, 80, 160, 450]), st.data())
+def test_recursive_split_matches_a_scan_of_each_range(text, size, data):
+    doc = parse_document(text)
+    first = data.draw(st.integers(0, len(doc.units) - 1))
+    stop = data.draw(st.integers(first + 1, len(doc.units)))
+    assert split_units(doc, first, stop, size) == plain_split(doc, first, stop, size)
+
+
+@given(markdown_documents(), st.sampled_from([20, 45, 80, 160, 450]), st.data())
+def test_qes_greedy_candidates_and_evidence_inside_them_match_a_scan(text, size, data):
+    doc = parse_document(text)
+    n = len(doc.units)
+    spans = st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).map(sorted).map(tuple)
+    questions = data.draw(st.lists(st.lists(spans, min_size=1, max_size=3).map(tuple), max_size=5))
+    training = Training(tuple(questions))
+    cov = Coverage(doc, size, training)
+    units = doc.units
+    candidates = [
+        (j, i, units[i - 1].end - units[j].start)
+        for j in range(n)
+        for i in range(j + 1, n + 1)
+        if 0.5 * size <= units[i - 1].end - units[j].start <= size
+    ]
+    assert cov.candidates == candidates
+    for ranges, inside in (
+        (training.spans, cov.inside_spans),
+        (training.groups, cov.inside_groups),
+    ):
+        assert inside == [
+            tuple(k for f in range(j, i) for k, r in enumerate(ranges) if r[0] == f and r[1] < i)
+            for j, i, _ in candidates
+        ]
+
+
+def test_chunking_a_real_text_keeps_every_chunk_on_its_source():
+    path = Path("/usr/share/common-licenses/GPL-3")
+    if not path.is_file():
+        pytest.skip(f"{path} is not on this machine")
+    doc = parse_document(path.read_text(encoding="utf-8"))
+    chunks, _ = chunk_document(doc, 0, "recursive", 450, 0, Training())
+    assert all(c.text == doc.text[c.start : c.end] for c in chunks if not c.cites)
+    assert all(c.words == len(c.text.split()) for c in chunks)

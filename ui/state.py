@@ -351,8 +351,11 @@ def _corpus_ready(settings: Settings, page: StreamlitPage) -> bool:
 
 
 def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:
-    with slot.container():
-        st.caption("Share link: this view, settings included")
+    """The share link in a popover: a code block makes the browser load Streamlit's 1.5 MB
+    syntax highlighter, which a closed popover defers to the first click (the first page draws
+    sooner)."""
+    with slot.container(), st.popover("Share link", icon=":material/link:", width="stretch"):
+        st.caption("This view, settings included: copy it with the button at its right.")
         st.code(share_link(settings, page.url_path), language=None, wrap_lines=True)
 
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import cache, context, graph, state
+from ui import cache, choices, context, graph, state
 from ui.draw import md_escape
 
 settings = state.current()
@@ -26,11 +26,11 @@ elif settings.dense:
     st.caption("Dense and hybrid retrieval rank chunks without the graph; only graph mode uses it.")
 left, right = st.columns([1, 2])
 with left:
-    chunker = state.page_selectbox(
+    chunker = choices.page_selectbox(
         "Chunker", names, key="graph_chunker", index=names.index(default)
     )
 with right:
-    types = state.page_pills("Edge types", list(graph.EDGE_COLORS), key="graph_edges")
+    types = choices.page_pills("Edge types", list(graph.EDGE_COLORS), key="graph_edges")
 view = graph.graph_view(corpus, settings.config, chunker, settings.question)
 q = context.question(corpus, settings.question)
 

@@ -6,7 +6,7 @@ import ui  # noqa: F401 - first: a cold deep link turns back to the entry point 
 import streamlit as st
 
 from lab import CHUNKERS, POLICY_CHUNKER
-from ui import cache, documents, draw, overview, state
+from ui import cache, choices, documents, draw, overview, state
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -42,14 +42,14 @@ st.subheader("Boundary map")
 names = state.chunker_options(settings.dense)
 left, right = st.columns(2)
 with left:
-    chunker = state.page_selectbox(
+    chunker = choices.page_selectbox(
         "Chunker", names, key="map", index=names.index(settings.chunkers[0])
     )
 doc = 0
 if len(corpus.documents) > 1:
     with right:
         doc_names = [d.name for d in corpus.documents]
-        doc = doc_names.index(state.page_selectbox("Document", doc_names, key="doc"))
+        doc = doc_names.index(choices.page_selectbox("Document", doc_names, key="doc"))
 st.caption(f"**{CHUNKERS[chunker].label}.** {CHUNKERS[chunker].description}")
 if chunker == POLICY_CHUNKER:
     info = corpus.info[doc]

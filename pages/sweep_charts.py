@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from lab import DEFAULT_BUDGETS, DEFAULT_SIZES
-from ui import cache, draw, state, sweeps
+from ui import cache, choices, draw, state, sweeps
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -53,7 +53,7 @@ for x, held, value, title in lines:
     draw.chart(template, stretch=False, rows=data)
 
 st.subheader("Budget × size")
-measure = state.page_selectbox("Heatmap shows", ["complete", "partial"], key="heat")
+measure = choices.page_selectbox("Heatmap shows", ["complete", "partial"], key="heat")
 data = cache.view(corpus, (grid, measure), sweeps.heatmap_data, frame, measure)
 draw.chart(cache.spec(sweeps.sweep_heatmap, measure, settings.chunkers), stretch=False, rows=data)
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, embed
 
-from . import cache, link_notices, models, state
+from . import cache, choices, link_notices, models, state
 from . import dense as dense_group
 from .draw import MEASURE_COLORS, config_label, md_escape
 
@@ -33,9 +33,9 @@ def choose_a(settings: state.Settings) -> state.Settings:
     """A: the sidebar's configuration, one of its chunkers in one of its modes."""
     left, right = st.columns(2)
     with left:
-        chunker = state.page_selectbox("A: chunker", list(settings.chunkers), key="a_chunker")
+        chunker = choices.page_selectbox("A: chunker", list(settings.chunkers), key="a_chunker")
     with right:
-        mode = state.page_selectbox("A: retrieval", list(settings.modes), key="a_mode")
+        mode = choices.page_selectbox("A: retrieval", list(settings.modes), key="a_mode")
     return replace(settings, chunkers=(chunker,), modes=(mode,))
 
 
@@ -170,8 +170,8 @@ def edit_b(a: state.Settings) -> state.Settings:
     for key, default in defaults.items():
         value = b.params()[key.removeprefix(PREFIX)]
         if value != [str(default).lower() if isinstance(default, bool) else str(default)]:
-            state.keep_in_link(key, value)
-    url = st.session_state.get(state.URL_KEY, {})
+            choices.keep_in_link(key, value)
+    url = st.session_state.get(choices.URL_KEY, {})
     for notice in link_notices.url_notices(url, b, dense_ok, prefix=PREFIX) + old_links:
         st.warning(notice, icon=":material/link_off:")
     return b

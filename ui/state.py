@@ -33,7 +33,8 @@ from lab import (
 )
 from lab.rerank import DEFAULT_RERANKER
 
-from . import cache, cluster, corpus_input, dense, link_notices, links
+from . import cache, cluster, corpus_input, dense, links
+from .choices import LINK_KEY, URL_KEY
 from .draw import md_escape, question_label
 from .link_notices import (
     BUDGET_RANGE,
@@ -49,8 +50,6 @@ from .link_notices import (
 
 BIND = links.BIND
 SETTINGS_KEY = "settings"
-URL_KEY = "url_at_load"  # the query parameters of the session's first run; {} on later runs
-LINK_KEY = "link_params"  # page-level bound widgets' values, for the share link
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
 FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page loads
 
@@ -385,41 +384,6 @@ def retrieval_note(settings: Settings, lead: str = "") -> str:
     if settings.reranker:
         parts.append(f"reranked by {md_escape(settings.reranker)} (top {settings.rerank_top})")
     return lead + " · ".join(parts)
-
-
-def page_selectbox(
-    label: str, options: Sequence[str], *, key: str, index: int = 0, **kwargs
-) -> str:
-    """A page-level selectbox bound to the URL under ``key``, checked like the sidebar's."""
-    value = st.selectbox(label, options, index=index, key=key, bind=BIND, **kwargs)
-    given = st.session_state.get(URL_KEY, {}).get(key)
-    if given and any(v not in options for v in given):
-        bad = ", ".join(f"{key}={link_notices.shown(v)}" for v in given)
-        st.warning(f"Ignored **{bad}** from the link. Using **{md_escape(value)}**.")
-    if value != options[index]:
-        keep_in_link(key, [value])
-    return value
-
-
-def page_pills(label: str, options: Sequence[str], *, key: str, **kwargs) -> list[str]:
-    """Page-level multi-choice pills bound to the URL under ``key`` (all chosen by default),
-    checked like the sidebar's."""
-    chosen = st.pills(
-        label, options, selection_mode="multi", default=list(options), key=key, bind=BIND, **kwargs
-    )
-    unknown = [v for v in st.session_state.get(URL_KEY, {}).get(key, []) if v and v not in options]
-    if unknown:  # an empty value is a link with nothing chosen
-        bad = ", ".join(f"{key}={link_notices.shown(v)}" for v in unknown)
-        using = ", ".join(md_escape(v) for v in chosen) or "none"
-        st.warning(f"Ignored **{bad}** from the link. Using **{using}**.")
-    if list(chosen) != list(options):
-        st.session_state[LINK_KEY][key] = list(chosen) or [""]
-    return list(chosen)
-
-
-def keep_in_link(key: str, values: list[str]) -> None:
-    """Carry a page-level setting in the share link (values off their defaults only)."""
-    st.session_state[LINK_KEY][key] = values
 
 
 def share_link(settings: Settings, url_path: str) -> str:

@@ -43,7 +43,6 @@ MAX_DOCUMENT_CHARS = 5_000_000
 MAX_QE_CHARS = 5_000_000
 MAX_NESTING = 32  # a QE file needs 5 levels; anything deeper is left out rather than recursed into
 
-_WORD = re.compile(r"\S+")
 KEY_WORDS = 3
 
 # Look-alike characters that keyboards, word processors and PDF extraction put in place of one
@@ -154,36 +153,57 @@ class Corpus:
         return tuple(d for d, i in enumerate(self.info) if matches(i.meta, question.filter))
 
 
+# Whitespace as ``str.split`` reads it, by code point (none lies above U+3000); the entry past the
+# last stands for every code point above.
+_SPACE_CODES = np.zeros(0x3002, dtype=bool)
+_SPACE_CODES[[c for c in range(0x3001) if chr(c).isspace()]] = True
+
+
+def _flat_offsets(text: str) -> np.ndarray:
+    """The original offset of each character of ``" ".join(text.split())``: every non-space
+    character, and for the space between two words the first whitespace character after the
+    first word."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    space = _SPACE_CODES[np.minimum(codes, len(_SPACE_CODES) - 1)]
+    solid = np.flatnonzero(~space)
+    if not len(solid):
+        return solid.astype(np.int64)
+    keep = ~space
+    keep[1:] |= ~space[:-1]  # the first space after a word ...
+    keep[solid[-1] + 1 :] = False  # ... that has a word after it
+    return np.flatnonzero(keep).astype(np.int64)
+
+
 class _Locator:
     """Finds text in a document with any run of whitespace matching any other run; failing that,
     with look-alike characters folded (:data:`LOOKALIKES`)."""
 
     def __init__(self, text: str):
         self.text = text
-        words = list(_WORD.finditer(text))
-        self.flat = " ".join(m.group() for m in words)
-        if not words:
-            self.offsets = np.zeros(0, dtype=np.int64)
-            return
-        starts = np.fromiter((m.start() for m in words), dtype=np.int64, count=len(words))
-        lengths = np.fromiter(
-            (m.end() - m.start() for m in words), dtype=np.int64, count=len(words)
-        )
-        flat_starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
-        # each word and the space after it keep one shift from flat to original offsets
-        shift = np.repeat(starts - flat_starts, lengths + 1)[: len(self.flat)]
-        self.offsets = np.arange(len(self.flat), dtype=np.int64) + shift
+        # the words joined by one space, and each flat character's original offset (a space
+        # between two words stands at the first whitespace character after the first)
+        self.flat = " ".join(text.split())
+        self.offsets = _flat_offsets(text)
 
     @cached_property
-    def word_starts(self) -> dict[str, list[int]]:
-        """Flat offsets of every run of ``KEY_WORDS`` words (fewer at the very end), by the run."""
+    def _runs(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """Every run of ``KEY_WORDS`` words, each run's flat offset, and the runs' indices
+        ordered by hash (with the sorted hashes): a run is found by bisection."""
         words = self.flat.split(" ")
-        table: dict[str, list[int]] = {}
-        pos = 0
-        for i, word in enumerate(words):
-            table.setdefault(" ".join(words[i : i + KEY_WORDS]), []).append(pos)
-            pos += len(word) + 1
-        return table
+        runs = list(map(" ".join, zip(*(words[k:] for k in range(KEY_WORDS)), strict=False)))
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        starts = np.cumsum(lengths + 1) - lengths - 1
+        hashes = np.fromiter(map(hash, runs), dtype=np.int64, count=len(runs))
+        order = np.argsort(hashes, kind="stable")
+        return runs, starts, order, hashes[order]
+
+    def run_starts(self, run: str) -> list[int]:
+        """Flat offsets where the words of ``run`` (``KEY_WORDS`` of them) begin, in order."""
+        runs, starts, order, hashes = self._runs
+        key = hash(run)
+        lo = int(hashes.searchsorted(key, "left"))
+        hi = int(hashes.searchsorted(key, "right"))
+        return [int(starts[i]) for i in order[lo:hi].tolist() if runs[i] == run]
 
     @cached_property
     def folded(self) -> tuple[str, np.ndarray]:
@@ -216,7 +236,7 @@ class _Locator:
         key = flat_needle.split(" ", KEY_WORDS)[:KEY_WORDS]
         hits = []
         if len(key) == KEY_WORDS and not folded:
-            starts = self.word_starts.get(" ".join(key), ())
+            starts = self.run_starts(" ".join(key))
             hits = [p for p in starts if hay.startswith(flat_needle, p)]
         if not hits:
             anywhere = []

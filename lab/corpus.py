@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -174,6 +174,14 @@ def _flat_offsets(text: str) -> np.ndarray:
     return np.flatnonzero(keep).astype(np.int64)
 
 
+def _combine(hashes: Iterable[np.ndarray]) -> np.ndarray:
+    """One hash of a run of words from the words' hashes (int64, wrapping)."""
+    out = np.zeros(0, dtype=np.int64)
+    for k, h in enumerate(hashes):
+        out = h.astype(np.int64) if k == 0 else out * np.int64(1_000_003) + h
+    return out
+
+
 class _Locator:
     """Finds text in a document with any run of whitespace matching any other run; failing that,
     with look-alike characters folded (:data:`LOOKALIKES`)."""
@@ -186,24 +194,33 @@ class _Locator:
         self.offsets = _flat_offsets(text)
 
     @cached_property
-    def _runs(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-        """Every run of ``KEY_WORDS`` words, each run's flat offset, and the runs' indices
-        ordered by hash (with the sorted hashes): a run is found by bisection."""
+    def _runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each word's flat offset, and the runs of ``KEY_WORDS`` words (by their first word)
+        ordered by a hash of the run, with the sorted hashes: a run is found by bisection."""
         words = self.flat.split(" ")
-        runs = list(map(" ".join, zip(*(words[k:] for k in range(KEY_WORDS)), strict=False)))
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
         starts = np.cumsum(lengths + 1) - lengths - 1
-        hashes = np.fromiter(map(hash, runs), dtype=np.int64, count=len(runs))
-        order = np.argsort(hashes, kind="stable")
-        return runs, starts, order, hashes[order]
+        count = len(words) - KEY_WORDS + 1
+        hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+        runs = _combine(hashes[k : k + count] for k in range(KEY_WORDS))
+        order = np.argsort(runs, kind="stable")
+        return starts, order, runs[order]
 
     def run_starts(self, run: str) -> list[int]:
         """Flat offsets where the words of ``run`` (``KEY_WORDS`` of them) begin, in order."""
-        runs, starts, order, hashes = self._runs
-        key = hash(run)
+        if run.count(" ") != KEY_WORDS - 1:
+            return []
+        starts, order, hashes = self._runs
+        key = int(_combine(np.array([hash(word)]) for word in run.split(" "))[0])
         lo = int(hashes.searchsorted(key, "left"))
         hi = int(hashes.searchsorted(key, "right"))
-        return [int(starts[i]) for i in order[lo:hi].tolist() if runs[i] == run]
+        flat, end = self.flat, len(run)
+        # in order (the sort is stable); the same hash means the same words unless two collide
+        return [
+            p
+            for p in starts[order[lo:hi]].tolist()
+            if flat.startswith(run, p) and (p + end == len(flat) or flat[p + end] == " ")
+        ]
 
     @cached_property
     def folded(self) -> tuple[str, np.ndarray]:

@@ -101,3 +101,26 @@ def test_real_texts_offsets_and_runs(path):
     for i in range(0, max(len(words) - KEY_WORDS, 0), max(len(words) // 50, 1)):
         run = " ".join(words[i : i + KEY_WORDS])
         assert locator.run_starts(run) == plain_run_starts(locator.flat, run)
+
+
+@settings(max_examples=100)
+@given(texts, st.data())
+def test_runs_whose_hashes_all_collide_are_still_told_apart(text, data):
+    from lab import corpus
+
+    def collide(hashes):  # every run hashes to 0
+        return np.zeros(len(next(iter(hashes))), dtype=np.int64)
+
+    words = " ".join(text.split()).split(" ")
+    runs = [" ".join(words[i : i + KEY_WORDS]) for i in range(len(words) - KEY_WORDS + 1)]
+    runs.append(
+        " ".join(data.draw(st.lists(st.sampled_from(["a", "b", "ab"]), min_size=3, max_size=3)))
+    )
+    plain = {run: plain_run_starts(" ".join(words), run) for run in runs}
+    combine = corpus._combine
+    corpus._combine = collide
+    try:
+        locator = _Locator(text)
+        assert {run: locator.run_starts(run) for run in runs} == plain
+    finally:
+        corpus._combine = combine

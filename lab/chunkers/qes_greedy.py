@@ -96,8 +96,9 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
     first = list(zip(ratios[keep].tolist(), keep.tolist(), repeat(0)))
     heap: list[tuple[float, int, int]] = []
     chosen: list[int] = []
-    costs = cov.costs.tolist()
-    gain = cov.gain
+    costs, firsts, stops = cov.costs.tolist(), cov.first.tolist(), cov.stop.tolist()
+    holds_evidence = set(np.flatnonzero(spans + groups).tolist())
+    covered = cov.unit_covered.count
     spent, round_, k, m = 0, 0, 0, len(first)
     while k < m or heap:
         if heap and (k == m or heap[0] < first[k]):
@@ -109,7 +110,11 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
         if spent + cost > budget:
             continue
         if stamp != round_:
-            g = gain(c)
+            if c in holds_evidence:
+                g = cov.gain(c)
+            else:  # what ``gain`` comes to for a window with no evidence inside
+                j, i = firsts[c], stops[c]
+                g = alpha * (i - j - covered(1, j, i))
             if g <= 0:
                 continue
             if -g / cost != neg_ratio:

@@ -380,6 +380,27 @@ def cap_nesting(text: str, limit: int = MAX_NESTING) -> tuple[str, int | None]:
     return "".join(pieces), first
 
 
+_NOT_SHALLOW = object()
+
+
+def _shallow_json(text: str, limit: int = MAX_NESTING) -> object:
+    """``json.loads(text)`` when it is valid JSON nested at most ``limit`` levels deep (what
+    :func:`cap_nesting` leaves as it is), else ``_NOT_SHALLOW``."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return _NOT_SHALLOW
+    level, depth = [value], 0
+    while level:
+        level = [v for v in level if isinstance(v, (list, dict))]
+        if level:
+            depth += 1
+            if depth > limit:
+                return _NOT_SHALLOW
+        level = [c for v in level for c in (v.values() if isinstance(v, dict) else v)]
+    return value
+
+
 def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputError]]:
     """Question objects from QE JSON (an object with "questions" or a bare list)."""
     nesting: list[InputError] = []
@@ -396,26 +417,28 @@ def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputErro
             ]
         if not text.strip():
             return [], [InputError("The QE JSON is empty.")]
-        text, deep = cap_nesting(text)
-        if deep is not None:
-            line = text.count("\n", 0, deep) + 1
-            column = deep - text.rfind("\n", 0, deep)
-            nesting.append(
-                InputError(
-                    f"The QE JSON nests deeper than {MAX_NESTING} levels at line {line}, "
-                    f"column {column}; values that deep were left out."
+        raw = _shallow_json(text)
+        if raw is _NOT_SHALLOW:  # invalid or too deep: capped, then parsed for the message
+            text, deep = cap_nesting(text)
+            if deep is not None:
+                line = text.count("\n", 0, deep) + 1
+                column = deep - text.rfind("\n", 0, deep)
+                nesting.append(
+                    InputError(
+                        f"The QE JSON nests deeper than {MAX_NESTING} levels at line {line}, "
+                        f"column {column}; values that deep were left out."
+                    )
                 )
-            )
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return [], [
-                *nesting,
-                InputError(
-                    f"The QE JSON is not valid JSON: {exc.msg} "
-                    f"at line {exc.lineno}, column {exc.colno}."
-                ),
-            ]
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError as exc:
+                return [], [
+                    *nesting,
+                    InputError(
+                        f"The QE JSON is not valid JSON: {exc.msg} "
+                        f"at line {exc.lineno}, column {exc.colno}."
+                    ),
+                ]
     items = raw.get("questions") if isinstance(raw, dict) else raw
     if not isinstance(items, list):
         return [], [

@@ -1,7 +1,9 @@
-"""The evidence locator's fast paths against the plain way of computing the same thing: flat
+"""The corpus loader's fast paths against the plain way of computing the same thing: flat
 offsets from a code-point mask against one regex match per word, and runs of three words found
-by their hashes against a table of every run, on generated text (hypothesis) and real texts."""
+by their hashes against a table of every run, on generated text (hypothesis) and real texts; QE
+JSON read at once when it is shallow against the capped reading."""
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -11,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lab.corpus import KEY_WORDS, _Locator
+from lab.corpus import _NOT_SHALLOW, KEY_WORDS, _Locator, _shallow_json, cap_nesting
 
 REAL = [
     *sorted(Path("/usr/share/common-licenses").glob("*")),
@@ -124,3 +126,41 @@ def test_runs_whose_hashes_all_collide_are_still_told_apart(text, data):
         assert {run: locator.run_starts(run) for run in runs} == plain
     finally:
         corpus._combine = combine
+
+
+json_values = st.recursive(
+    st.none() | st.integers() | st.text('[]{}\\"a', max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text('[{"', max_size=2), inner, max_size=3)
+    ),
+    max_leaves=60,
+)
+
+
+@settings(max_examples=300)
+@given(json_values, st.integers(0, 40), st.sampled_from(["", "]", "}", "[", "x"]))
+def test_shallow_json_is_what_the_capped_reading_keeps_as_it_is(value, wrap, damage):
+    text = "[" * wrap + json.dumps(value) + "]" * wrap + damage
+    got = _shallow_json(text)
+    capped, deep = cap_nesting(text)
+    if got is _NOT_SHALLOW:
+        assert deep is not None or not valid_json(capped)
+    else:
+        assert deep is None and capped == text
+        assert got == json.loads(text)
+
+
+def valid_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def test_shallow_json_hand_checked():
+    assert _shallow_json("[" * 32 + "]" * 32) == json.loads("[" * 32 + "]" * 32)
+    assert _shallow_json("[" * 33 + "]" * 33) is _NOT_SHALLOW
+    assert _shallow_json('{"a": "[[[[["}') == {"a": "[[[[["}
+    assert _shallow_json("null") is None
+    assert _shallow_json("[1,") is _NOT_SHALLOW

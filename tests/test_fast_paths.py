@@ -299,4 +299,7 @@ def test_qes_greedy_lazy_choice_is_the_plain_greedys(text, size, data):
     training = Training(tuple(questions))
     budget = data.draw(st.sampled_from([0.3, 0.8, INDEX_BUDGET])) * len(text)
     expected = plain_greedy(Coverage(doc, size, training), budget)
-    assert greedy_lazy(Coverage(doc, size, training), budget) == expected
+    cov = Coverage(doc, size, training)
+    assert greedy_lazy(cov, budget) == expected
+    uncovered = [cov.unit_covered, cov.span_covered, cov.group_covered]
+    assert cov.left == sum(covered.count(0) for covered in uncovered)

@@ -46,6 +46,7 @@ class Coverage:
         self.unit_covered = bytearray(n)
         self.span_covered = bytearray(len(spans))
         self.group_covered = bytearray(len(groups))
+        self.left = n + len(spans) + len(groups)  # units, spans and groups not yet covered
 
     def _inside(self, ranges: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
         """For each candidate, the indices of the unit ranges ``(first, last)`` inside it, by
@@ -73,10 +74,13 @@ class Coverage:
 
     def choose(self, c: int) -> None:
         j, i, _ = self.candidates[c]
+        self.left -= i - j - self.unit_covered.count(1, j, i)
         self.unit_covered[j:i] = b"\x01" * (i - j)
         for k in self.inside_spans[c]:
+            self.left -= 1 - self.span_covered[k]
             self.span_covered[k] = 1
         for k in self.inside_groups[c]:
+            self.left -= 1 - self.group_covered[k]
             self.group_covered[k] = 1
 
 
@@ -125,6 +129,8 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
         cov.choose(c)
         spent += cost
         round_ += 1
+        if not cov.left:  # every gain is 0 from here on
+            break
     return chosen
 
 

@@ -174,11 +174,24 @@ def _flat_offsets(text: str) -> np.ndarray:
     return np.flatnonzero(keep).astype(np.int64)
 
 
+_MULTIPLIER = 1_000_003
+
+
 def _combine(hashes: Iterable[np.ndarray]) -> np.ndarray:
-    """One hash of a run of words from the words' hashes (int64, wrapping)."""
+    """Hashes of runs of words from their words' hashes, position by position (int64 wrapping:
+    ``h = h * 1_000_003 + word``)."""
     out = np.zeros(0, dtype=np.int64)
     for k, h in enumerate(hashes):
-        out = h.astype(np.int64) if k == 0 else out * np.int64(1_000_003) + h
+        out = h.astype(np.int64) if k == 0 else out * np.int64(_MULTIPLIER) + h
+    return out
+
+
+def _run_hash(words: Iterable[str]) -> int:
+    """:func:`_combine` of one run of words, in Python ints."""
+    out = None
+    for word in words:
+        h = hash(word)
+        out = h if out is None else (out * _MULTIPLIER + h + 2**63) % 2**64 - 2**63
     return out
 
 
@@ -203,24 +216,28 @@ class _Locator:
         count = len(words) - KEY_WORDS + 1
         hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
         runs = _combine(hashes[k : k + count] for k in range(KEY_WORDS))
-        order = np.argsort(runs, kind="stable")
+        order = np.argsort(runs)
         return starts, order, runs[order]
 
-    def run_starts(self, run: str) -> list[int]:
-        """Flat offsets where the words of ``run`` (``KEY_WORDS`` of them) begin, in order."""
-        if run.count(" ") != KEY_WORDS - 1:
+    def word_hits(self, needle: str) -> list[int]:
+        """Flat offsets of the words where the flat ``needle`` begins with its first
+        ``KEY_WORDS`` words whole, in order (none when it has fewer words)."""
+        run = needle.split(" ", KEY_WORDS)[:KEY_WORDS]
+        if len(run) < KEY_WORDS:
             return []
         starts, order, hashes = self._runs
-        key = int(_combine(np.array([hash(word)]) for word in run.split(" "))[0])
+        key = _run_hash(run)
         lo = int(hashes.searchsorted(key, "left"))
         hi = int(hashes.searchsorted(key, "right"))
-        flat, end = self.flat, len(run)
-        # in order (the sort is stable); the same hash means the same words unless two collide
-        return [
+        flat, end = self.flat, len(run) - 1 + sum(map(len, run))
+        # the same hash: the same words, unless two runs' hashes collide
+        hits = [
             p
             for p in starts[order[lo:hi]].tolist()
-            if flat.startswith(run, p) and (p + end == len(flat) or flat[p + end] == " ")
+            if flat.startswith(needle, p) and (p + end == len(flat) or flat[p + end] == " ")
         ]
+        hits.sort()
+        return hits
 
     @cached_property
     def folded(self) -> tuple[str, np.ndarray]:
@@ -250,11 +267,7 @@ class _Locator:
         hay, flat_needle, to_flat = self._haystack(needle, folded)
         if not flat_needle:
             return []
-        key = flat_needle.split(" ", KEY_WORDS)[:KEY_WORDS]
-        hits = []
-        if len(key) == KEY_WORDS and not folded:
-            starts = self.run_starts(" ".join(key))
-            hits = [p for p in starts if hay.startswith(flat_needle, p)]
+        hits = [] if folded else self.word_hits(flat_needle)
         if not hits:
             anywhere = []
             pos = hay.find(flat_needle)

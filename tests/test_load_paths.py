@@ -13,7 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lab.corpus import _NOT_SHALLOW, KEY_WORDS, _Locator, _shallow_json, cap_nesting
+from lab.corpus import (
+    _NOT_SHALLOW,
+    KEY_WORDS,
+    _combine,
+    _Locator,
+    _run_hash,
+    _shallow_json,
+    cap_nesting,
+)
 
 REAL = [
     *sorted(Path("/usr/share/common-licenses").glob("*")),
@@ -78,16 +86,16 @@ def test_runs_found_by_hash_are_those_a_table_of_every_run_holds(text, data):
     if len(words) >= KEY_WORDS:
         i = data.draw(st.integers(0, len(words) - KEY_WORDS))
         run = " ".join(words[i : i + KEY_WORDS])
-        assert locator.run_starts(run) == plain_run_starts(locator.flat, run)
+        assert locator.word_hits(run) == plain_run_starts(locator.flat, run)
     other = " ".join(data.draw(st.lists(st.sampled_from(["a", "b", "ab"]), min_size=3, max_size=3)))
-    assert locator.run_starts(other) == plain_run_starts(locator.flat, other)
+    assert locator.word_hits(other) == plain_run_starts(locator.flat, other)
 
 
 def test_runs_hand_checked():
     locator = _Locator("the cat sat\n the cat  sat the cat sat down")
-    assert locator.run_starts("the cat sat") == [0, 12, 24]
-    assert locator.run_starts("cat sat the") == [4, 16]
-    assert locator.run_starts("sat down") == []  # two words are no run
+    assert locator.word_hits("the cat sat") == [0, 12, 24]
+    assert locator.word_hits("cat sat the") == [4, 16]
+    assert locator.word_hits("sat down") == []  # two words are no run
     assert locator.find_all("the  cat sat down") == [(26, 42)]
 
 
@@ -102,7 +110,7 @@ def test_real_texts_offsets_and_runs(path):
     words = locator.flat.split(" ")
     for i in range(0, max(len(words) - KEY_WORDS, 0), max(len(words) // 50, 1)):
         run = " ".join(words[i : i + KEY_WORDS])
-        assert locator.run_starts(run) == plain_run_starts(locator.flat, run)
+        assert locator.word_hits(run) == plain_run_starts(locator.flat, run)
 
 
 @settings(max_examples=100)
@@ -110,22 +118,22 @@ def test_real_texts_offsets_and_runs(path):
 def test_runs_whose_hashes_all_collide_are_still_told_apart(text, data):
     from lab import corpus
 
-    def collide(hashes):  # every run hashes to 0
-        return np.zeros(len(next(iter(hashes))), dtype=np.int64)
-
     words = " ".join(text.split()).split(" ")
     runs = [" ".join(words[i : i + KEY_WORDS]) for i in range(len(words) - KEY_WORDS + 1)]
-    runs.append(
-        " ".join(data.draw(st.lists(st.sampled_from(["a", "b", "ab"]), min_size=3, max_size=3)))
-    )
-    plain = {run: plain_run_starts(" ".join(words), run) for run in runs}
-    combine = corpus._combine
-    corpus._combine = collide
-    try:
+    three = st.lists(st.sampled_from(["a", "b", "ab"]), min_size=3, max_size=3)
+    runs.append(" ".join(data.draw(three)))
+    with pytest.MonkeyPatch.context() as patch:  # every run hashes to 0
+        patch.setattr(corpus, "_combine", lambda h: np.zeros(len(next(iter(h))), np.int64))
+        patch.setattr(corpus, "_run_hash", lambda words: 0)
         locator = _Locator(text)
-        assert {run: locator.run_starts(run) for run in runs} == plain
-    finally:
-        corpus._combine = combine
+        for run in runs:
+            assert locator.word_hits(run) == plain_run_starts(" ".join(words), run)
+
+
+@given(st.lists(st.text(max_size=5), min_size=1, max_size=5))
+def test_a_runs_hash_in_python_ints_is_the_numpy_one(words):
+    arrays = [np.array([hash(w)], dtype=np.int64) for w in words]
+    assert _run_hash(words) == int(_combine(arrays)[0])
 
 
 json_values = st.recursive(
@@ -164,3 +172,15 @@ def test_shallow_json_hand_checked():
     assert _shallow_json('{"a": "[[[[["}') == {"a": "[[[[["}
     assert _shallow_json("null") is None
     assert _shallow_json("[1,") is _NOT_SHALLOW
+
+
+def test_colliding_runs_hand_checked():
+    from lab import corpus
+
+    with pytest.MonkeyPatch.context() as patch:  # every run hashes to 0
+        patch.setattr(corpus, "_combine", lambda h: np.zeros(len(next(iter(h))), np.int64))
+        patch.setattr(corpus, "_run_hash", lambda words: 0)
+        locator = _Locator("a b ab c a b a d")
+        assert locator.word_hits("a b a") == [9]  # not at 0: "ab" is not the word "a"
+        assert locator.word_hits("b ab c") == [2]
+        assert locator.word_hits("a b ab c a") == [0]

@@ -303,3 +303,14 @@ def test_qes_greedy_lazy_choice_is_the_plain_greedys(text, size, data):
     assert greedy_lazy(cov, budget) == expected
     uncovered = [cov.unit_covered, cov.span_covered, cov.group_covered]
     assert cov.left == sum(covered.count(0) for covered in uncovered)
+
+
+@given(markdown_documents(), st.data())
+def test_tokens_of_whole_units_are_the_units_tokens_in_turn(text, data):
+    doc = parse_document(text)
+    first = data.draw(st.integers(0, len(doc.units) - 1))
+    last = data.draw(st.integers(first, len(doc.units) - 1))
+    tokens = doc.tokens(doc.units[first].start, doc.units[last].end)
+    assert tokens == [t for u in range(first, last + 1) for t in doc.unit_tokens[u]]
+    tokens.append("x")  # a list of its own
+    assert doc.tokens(doc.units[first].start, doc.units[last].end) == tokens[:-1]

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -43,7 +43,6 @@ MAX_DOCUMENT_CHARS = 5_000_000
 MAX_QE_CHARS = 5_000_000
 MAX_NESTING = 32  # a QE file needs 5 levels; anything deeper is left out rather than recursed into
 
-_WORD = re.compile(r"\S+")
 KEY_WORDS = 3
 
 # Look-alike characters that keyboards, word processors and PDF extraction put in place of one
@@ -154,36 +153,91 @@ class Corpus:
         return tuple(d for d, i in enumerate(self.info) if matches(i.meta, question.filter))
 
 
+# Whitespace as ``str.split`` reads it, by code point (none lies above U+3000); the entry past the
+# last stands for every code point above.
+_SPACE_CODES = np.zeros(0x3002, dtype=bool)
+_SPACE_CODES[[c for c in range(0x3001) if chr(c).isspace()]] = True
+
+
+def _flat_offsets(text: str) -> np.ndarray:
+    """The original offset of each character of ``" ".join(text.split())``: every non-space
+    character, and for the space between two words the first whitespace character after the
+    first word."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    space = _SPACE_CODES[np.minimum(codes, len(_SPACE_CODES) - 1)]
+    solid = np.flatnonzero(~space)
+    if not len(solid):
+        return solid.astype(np.int64)
+    keep = ~space
+    keep[1:] |= ~space[:-1]  # the first space after a word ...
+    keep[solid[-1] + 1 :] = False  # ... that has a word after it
+    return np.flatnonzero(keep).astype(np.int64)
+
+
+_MULTIPLIER = 1_000_003
+
+
+def _combine(hashes: Iterable[np.ndarray]) -> np.ndarray:
+    """Hashes of runs of words from their words' hashes, position by position (int64 wrapping:
+    ``h = h * 1_000_003 + word``)."""
+    out = np.zeros(0, dtype=np.int64)
+    for k, h in enumerate(hashes):
+        out = h.astype(np.int64) if k == 0 else out * np.int64(_MULTIPLIER) + h
+    return out
+
+
+def _run_hash(words: Iterable[str]) -> int:
+    """:func:`_combine` of one run of words, in Python ints."""
+    out = None
+    for word in words:
+        h = hash(word)
+        out = h if out is None else (out * _MULTIPLIER + h + 2**63) % 2**64 - 2**63
+    return out
+
+
 class _Locator:
     """Finds text in a document with any run of whitespace matching any other run; failing that,
     with look-alike characters folded (:data:`LOOKALIKES`)."""
 
     def __init__(self, text: str):
         self.text = text
-        words = list(_WORD.finditer(text))
-        self.flat = " ".join(m.group() for m in words)
-        if not words:
-            self.offsets = np.zeros(0, dtype=np.int64)
-            return
-        starts = np.fromiter((m.start() for m in words), dtype=np.int64, count=len(words))
-        lengths = np.fromiter(
-            (m.end() - m.start() for m in words), dtype=np.int64, count=len(words)
-        )
-        flat_starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
-        # each word and the space after it keep one shift from flat to original offsets
-        shift = np.repeat(starts - flat_starts, lengths + 1)[: len(self.flat)]
-        self.offsets = np.arange(len(self.flat), dtype=np.int64) + shift
+        # the words joined by one space, and each flat character's original offset (a space
+        # between two words stands at the first whitespace character after the first)
+        self.flat = " ".join(text.split())
+        self.offsets = _flat_offsets(text)
 
     @cached_property
-    def word_starts(self) -> dict[str, list[int]]:
-        """Flat offsets of every run of ``KEY_WORDS`` words (fewer at the very end), by the run."""
+    def _runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each word's flat offset, and the runs of ``KEY_WORDS`` words (by their first word)
+        ordered by a hash of the run, with the sorted hashes: a run is found by bisection."""
         words = self.flat.split(" ")
-        table: dict[str, list[int]] = {}
-        pos = 0
-        for i, word in enumerate(words):
-            table.setdefault(" ".join(words[i : i + KEY_WORDS]), []).append(pos)
-            pos += len(word) + 1
-        return table
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        starts = np.cumsum(lengths + 1) - lengths - 1
+        count = len(words) - KEY_WORDS + 1
+        hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+        runs = _combine(hashes[k : k + count] for k in range(KEY_WORDS))
+        order = np.argsort(runs)
+        return starts, order, runs[order]
+
+    def word_hits(self, needle: str) -> list[int]:
+        """Flat offsets of the words where the flat ``needle`` begins with its first
+        ``KEY_WORDS`` words whole, in order (none when it has fewer words)."""
+        run = needle.split(" ", KEY_WORDS)[:KEY_WORDS]
+        if len(run) < KEY_WORDS:
+            return []
+        starts, order, hashes = self._runs
+        key = _run_hash(run)
+        lo = int(hashes.searchsorted(key, "left"))
+        hi = int(hashes.searchsorted(key, "right"))
+        flat, end = self.flat, len(run) - 1 + sum(map(len, run))
+        # the same hash: the same words, unless two runs' hashes collide
+        hits = [
+            p
+            for p in starts[order[lo:hi]].tolist()
+            if flat.startswith(needle, p) and (p + end == len(flat) or flat[p + end] == " ")
+        ]
+        hits.sort()
+        return hits
 
     @cached_property
     def folded(self) -> tuple[str, np.ndarray]:
@@ -213,11 +267,7 @@ class _Locator:
         hay, flat_needle, to_flat = self._haystack(needle, folded)
         if not flat_needle:
             return []
-        key = flat_needle.split(" ", KEY_WORDS)[:KEY_WORDS]
-        hits = []
-        if len(key) == KEY_WORDS and not folded:
-            starts = self.word_starts.get(" ".join(key), ())
-            hits = [p for p in starts if hay.startswith(flat_needle, p)]
+        hits = [] if folded else self.word_hits(flat_needle)
         if not hits:
             anywhere = []
             pos = hay.find(flat_needle)
@@ -343,6 +393,27 @@ def cap_nesting(text: str, limit: int = MAX_NESTING) -> tuple[str, int | None]:
     return "".join(pieces), first
 
 
+_NOT_SHALLOW = object()
+
+
+def _shallow_json(text: str, limit: int = MAX_NESTING) -> object:
+    """``json.loads(text)`` when it is valid JSON nested at most ``limit`` levels deep (what
+    :func:`cap_nesting` leaves as it is), else ``_NOT_SHALLOW``."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return _NOT_SHALLOW
+    level, depth = [value], 0
+    while level:
+        level = [v for v in level if isinstance(v, (list, dict))]
+        if level:
+            depth += 1
+            if depth > limit:
+                return _NOT_SHALLOW
+        level = [c for v in level for c in (v.values() if isinstance(v, dict) else v)]
+    return value
+
+
 def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputError]]:
     """Question objects from QE JSON (an object with "questions" or a bare list)."""
     nesting: list[InputError] = []
@@ -359,26 +430,28 @@ def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputErro
             ]
         if not text.strip():
             return [], [InputError("The QE JSON is empty.")]
-        text, deep = cap_nesting(text)
-        if deep is not None:
-            line = text.count("\n", 0, deep) + 1
-            column = deep - text.rfind("\n", 0, deep)
-            nesting.append(
-                InputError(
-                    f"The QE JSON nests deeper than {MAX_NESTING} levels at line {line}, "
-                    f"column {column}; values that deep were left out."
+        raw = _shallow_json(text)
+        if raw is _NOT_SHALLOW:  # invalid or too deep: capped, then parsed for the message
+            text, deep = cap_nesting(text)
+            if deep is not None:
+                line = text.count("\n", 0, deep) + 1
+                column = deep - text.rfind("\n", 0, deep)
+                nesting.append(
+                    InputError(
+                        f"The QE JSON nests deeper than {MAX_NESTING} levels at line {line}, "
+                        f"column {column}; values that deep were left out."
+                    )
                 )
-            )
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return [], [
-                *nesting,
-                InputError(
-                    f"The QE JSON is not valid JSON: {exc.msg} "
-                    f"at line {exc.lineno}, column {exc.colno}."
-                ),
-            ]
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError as exc:
+                return [], [
+                    *nesting,
+                    InputError(
+                        f"The QE JSON is not valid JSON: {exc.msg} "
+                        f"at line {exc.lineno}, column {exc.colno}."
+                    ),
+                ]
     items = raw.get("questions") if isinstance(raw, dict) else raw
     if not isinstance(items, list):
         return [], [

@@ -195,8 +195,15 @@ class Document:
             and self.unit_starts[first] == start
             and self.unit_ends[last] == end
         ):
-            return list(chain.from_iterable(self.unit_tokens[first : last + 1]))
+            tokens, at = self._all_unit_tokens
+            return tokens[at[first] : at[last + 1]]
         return tokenize(self.text[start:end])
+
+    @cached_property
+    def _all_unit_tokens(self) -> tuple[list[str], list[int]]:
+        """The units' tokens in one list, and where each unit's begin (and the last ends)."""
+        per_unit = self.unit_tokens
+        return list(chain.from_iterable(per_unit)), list(accumulate(map(len, per_unit), initial=0))
 
     def unit_at(self, pos: int) -> int:
         """Index of the last unit starting at or before ``pos`` (0 when none does)."""

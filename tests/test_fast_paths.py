@@ -10,12 +10,12 @@ from dataclasses import astuple
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import markdown_documents
 
 from lab.chunkers import Training, chunk_document, touched_provisions
-from lab.chunkers.qes_greedy import Coverage
+from lab.chunkers.qes_greedy import INDEX_BUDGET, Coverage, greedy_lazy
 from lab.chunkers.recursive import split_units
 from lab.parse import (
     _REFERENCE,
@@ -268,3 +268,49 @@ def test_chunking_a_real_text_keeps_every_chunk_on_its_source():
     chunks, _ = chunk_document(doc, 0, "recursive", 450, 0, Training())
     assert all(c.text == doc.text[c.start : c.end] for c in chunks if not c.cites)
     assert all(c.words == len(c.text.split()) for c in chunks)
+
+
+def plain_greedy(cov: Coverage, budget: float) -> list[int]:
+    """Cost-benefit greedy evaluating every candidate each round: the best gain per character
+    that still fits, ties to the lower index."""
+    chosen, spent = [], 0
+    while True:
+        best = None
+        for c, (_, _, cost) in enumerate(cov.candidates):
+            gain = cov.gain(c)
+            if spent + cost <= budget and gain > 0 and (best is None or (-gain / cost, c) < best):
+                best = (-gain / cost, c)
+        if best is None:
+            return chosen
+        chosen.append(best[1])
+        cov.choose(best[1])
+        spent += cov.candidates[best[1]][2]
+
+
+@settings(max_examples=60)
+@given(markdown_documents(), st.sampled_from([20, 45, 80, 160]), st.data())
+def test_qes_greedy_lazy_choice_is_the_plain_greedys(text, size, data):
+    doc = parse_document(text)
+    n = len(doc.units)
+    spans = st.tuples(st.integers(0, n - 1), st.integers(0, 3)).map(
+        lambda s: (s[0], min(s[0] + s[1], n - 1))
+    )
+    questions = data.draw(st.lists(st.lists(spans, min_size=1, max_size=3).map(tuple), max_size=6))
+    training = Training(tuple(questions))
+    budget = data.draw(st.sampled_from([0.3, 0.8, INDEX_BUDGET])) * len(text)
+    expected = plain_greedy(Coverage(doc, size, training), budget)
+    cov = Coverage(doc, size, training)
+    assert greedy_lazy(cov, budget) == expected
+    uncovered = [cov.unit_covered, cov.span_covered, cov.group_covered]
+    assert cov.left == sum(covered.count(0) for covered in uncovered)
+
+
+@given(markdown_documents(), st.data())
+def test_tokens_of_whole_units_are_the_units_tokens_in_turn(text, data):
+    doc = parse_document(text)
+    first = data.draw(st.integers(0, len(doc.units) - 1))
+    last = data.draw(st.integers(first, len(doc.units) - 1))
+    tokens = doc.tokens(doc.units[first].start, doc.units[last].end)
+    assert tokens == [t for u in range(first, last + 1) for t in doc.unit_tokens[u]]
+    tokens.append("x")  # a list of its own
+    assert doc.tokens(doc.units[first].start, doc.units[last].end) == tokens[:-1]

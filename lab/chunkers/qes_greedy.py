@@ -8,7 +8,9 @@ queue picks exactly what the plain greedy picks.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right
+from itertools import repeat
+
+import numpy as np
 
 from ..parse import Document
 from .base import Params, Plan, Training, pack_units, register, unit_span
@@ -22,33 +24,44 @@ class Coverage:
     """Candidate windows and what choosing them has covered so far."""
 
     def __init__(self, doc: Document, size: int, training: Training, alpha: float = ALPHA):
-        starts, ends = doc.unit_starts, doc.unit_ends
+        starts = np.asarray(doc.unit_starts, dtype=np.int64)
+        ends = np.asarray(doc.unit_ends, dtype=np.int64)
         n = len(starts)
         self.alpha = alpha
         # (first unit, stop unit, cost): the runs from unit j that span 0.5 L to L (unit ends
-        # are in order, so they are found by bisection).
-        self.candidates: list[tuple[int, int, int]] = []
-        for j in range(n):
-            low = bisect_left(ends, starts[j] + MIN_FRACTION * size, j)
-            high = bisect_right(ends, starts[j] + size, j)
-            self.candidates.extend((j, i + 1, ends[i] - starts[j]) for i in range(low, high))
+        # are in order, so the last units of the runs from each j are a range found by bisection)
+        low = np.maximum(ends.searchsorted(starts + MIN_FRACTION * size, "left"), np.arange(n))
+        high = np.maximum(ends.searchsorted(starts + size, "right"), np.arange(n))
+        counts = np.maximum(high - low, 0)
+        first = np.repeat(np.arange(n), counts)
+        last = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts - low, counts)
+        self.first, self.stop = first, last + 1
+        self.costs = ends[last] - starts[first]
+        self.candidates: list[tuple[int, int, int]] = list(
+            zip(first.tolist(), self.stop.tolist(), self.costs.tolist(), strict=True)
+        )
         spans, groups = training.spans, training.groups
         self.inside_spans = self._inside(spans)
         self.inside_groups = self._inside(groups)
         self.unit_covered = bytearray(n)
         self.span_covered = bytearray(len(spans))
         self.group_covered = bytearray(len(groups))
+        self.left = n + len(spans) + len(groups)  # units, spans and groups not yet covered
 
     def _inside(self, ranges: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
         """For each candidate, the indices of the unit ranges ``(first, last)`` inside it, by
         first unit, then index."""
+        inside: list[tuple[int, ...]] = [()] * len(self.candidates)
+        if not ranges:
+            return inside
         order = sorted(range(len(ranges)), key=lambda k: ranges[k][0])
-        firsts = [ranges[k][0] for k in order]
-        inside = []
-        for j, i, _ in self.candidates:
-            a = bisect_left(firsts, j)
-            b = bisect_left(firsts, i, a)
-            inside.append(tuple(k for k in order[a:b] if ranges[k][1] < i) if a < b else ())
+        firsts = np.array([ranges[k][0] for k in order], dtype=np.int64)
+        a = firsts.searchsorted(self.first, "left")
+        b = firsts.searchsorted(self.stop, "left")
+        stops = self.stop.tolist()
+        for c in np.flatnonzero(a < b).tolist():  # only candidates where some range begins
+            i = stops[c]
+            inside[c] = tuple(k for k in order[int(a[c]) : int(b[c])] if ranges[k][1] < i)
         return inside
 
     def gain(self, c: int) -> float:
@@ -61,31 +74,51 @@ class Coverage:
 
     def choose(self, c: int) -> None:
         j, i, _ = self.candidates[c]
+        self.left -= i - j - self.unit_covered.count(1, j, i)
         self.unit_covered[j:i] = b"\x01" * (i - j)
         for k in self.inside_spans[c]:
+            self.left -= 1 - self.span_covered[k]
             self.span_covered[k] = 1
         for k in self.inside_groups[c]:
+            self.left -= 1 - self.group_covered[k]
             self.group_covered[k] = 1
 
 
 def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
-    """Cost-benefit greedy with lazy (priority-queue) re-evaluation."""
+    """Cost-benefit greedy with lazy (priority-queue) re-evaluation.
+
+    The queue is ordered by (-gain / cost, candidate). Every candidate's first entry (its gain
+    while nothing is covered) is in a list sorted once; only re-evaluated entries go through a
+    heap, and the next entry is the smaller of the two fronts."""
     alpha = cov.alpha
-    heap = []
-    for c, (j, i, cost) in enumerate(cov.candidates):  # the gains while nothing is covered
-        g = len(cov.inside_spans[c]) + len(cov.inside_groups[c]) + alpha * (i - j)
-        if g > 0 and cost <= budget:
-            heap.append((-g / cost, c, 0))
-    heapq.heapify(heap)
+    spans = np.fromiter(map(len, cov.inside_spans), dtype=np.int64, count=len(cov.candidates))
+    groups = np.fromiter(map(len, cov.inside_groups), dtype=np.int64, count=len(cov.candidates))
+    gains = (spans + groups) + alpha * (cov.stop - cov.first)
+    ratios = -gains / cov.costs
+    keep = np.flatnonzero((gains > 0) & (cov.costs <= budget))
+    keep = keep[np.lexsort((keep, ratios[keep]))]
+    first = list(zip(ratios[keep].tolist(), keep.tolist(), repeat(0)))
+    heap: list[tuple[float, int, int]] = []
     chosen: list[int] = []
-    spent, round_ = 0, 0
-    while heap:
-        neg_ratio, c, stamp = heapq.heappop(heap)
-        cost = cov.candidates[c][2]
+    costs, firsts, stops = cov.costs.tolist(), cov.first.tolist(), cov.stop.tolist()
+    holds_evidence = set(np.flatnonzero(spans + groups).tolist())
+    covered = cov.unit_covered.count
+    spent, round_, k, m = 0, 0, 0, len(first)
+    while k < m or heap:
+        if heap and (k == m or heap[0] < first[k]):
+            neg_ratio, c, stamp = heapq.heappop(heap)
+        else:
+            neg_ratio, c, stamp = first[k]
+            k += 1
+        cost = costs[c]
         if spent + cost > budget:
             continue
         if stamp != round_:
-            g = cov.gain(c)
+            if c in holds_evidence:
+                g = cov.gain(c)
+            else:  # what ``gain`` comes to for a window with no evidence inside
+                j, i = firsts[c], stops[c]
+                g = alpha * (i - j - covered(1, j, i))
             if g <= 0:
                 continue
             if -g / cost != neg_ratio:
@@ -96,6 +129,8 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
         cov.choose(c)
         spent += cost
         round_ += 1
+        if not cov.left:  # every gain is 0 from here on
+            break
     return chosen
 
 

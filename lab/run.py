@@ -43,6 +43,7 @@ DEFAULT_SIZES = (250, 350, 450, 600, 800)
 KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
 RESTMIN_TRIES = 64  # shortest chunks tried first for the assembler's first look
 FULL_SORT = 64  # on an index of at most this many chunks, whole rankings are sorted at once
+IN_PLACE = 1024  # rankings of at least this many chunks are read in place when they can be
 
 Progress = Callable[[int, int], None]
 
@@ -428,7 +429,7 @@ class Retrieval:
         if not self.rankings:
             return np.zeros((0, len(self.index.chunks)))
         rows = [r.score for r in self.rankings]
-        matrix = stacked_rows(rows)
+        matrix = stacked_rows(rows) if len(rows[0]) >= IN_PLACE else None
         if matrix is None:
             matrix = np.stack(rows)
             matrix.flags.writeable = False
@@ -442,24 +443,32 @@ class Retrieval:
         if scores.shape[1] <= FULL_SORT:
             return whole_looks(scores, words)
         heads = top_rows(scores, FIRST_LOOK)
-        offered = np.count_nonzero(scores > 0, axis=1)
-        lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
-        rest = np.flatnonzero(lengths < offered)
-        rest_min = {}
-        if len(rest):
-            # The shortest offered chunk past the head: try the RESTMIN_TRIES shortest chunks of
-            # the index first (shortest first), and all of them for a row none of those settles.
-            in_head = np.zeros((len(rest), scores.shape[1]), dtype=bool)
-            at = np.repeat(np.arange(len(rest)), lengths[rest])
-            in_head[at, np.concatenate([heads[j] for j in rest.tolist()])] = True
-            shortest = np.argsort(words, kind="stable")[:RESTMIN_TRIES]
-            ok = (scores[np.ix_(rest, shortest)] > 0) & ~in_head[:, shortest]
-            found = ok.any(axis=1)
-            mins = words[shortest[ok.argmax(axis=1)]]
-            for r in np.flatnonzero(~found).tolist():
-                mins[r] = words[(scores[rest[r]] > 0) & ~in_head[r]].min()
-            rest_min = dict(zip(rest.tolist(), mins.tolist(), strict=True))
-        return [Look.of(h, rest_min.get(j), words) for j, h in enumerate(heads)]
+        offered = np.count_nonzero(scores > 0, axis=1).tolist()
+        whole = [len(h) == m for h, m in zip(heads, offered, strict=True)]
+        looks = [Look.of(h, None, words) if w else None for h, w in zip(heads, whole, strict=True)]
+        rest = [j for j, w in enumerate(whole) if not w]
+        if not rest:
+            return looks
+        # The rows with more offered chunks than their head (FIRST_LOOK each), built together.
+        order = np.stack([heads[j] for j in rest])
+        sizes = words[order]
+        # The shortest offered chunk past the head: try the RESTMIN_TRIES shortest chunks of the
+        # index first (shortest first), and all of them for a row none of those settles.
+        in_head = np.zeros((len(rest), scores.shape[1]), dtype=bool)
+        in_head[np.arange(len(rest))[:, None], order] = True
+        shortest = np.argsort(words, kind="stable")[:RESTMIN_TRIES]
+        ok = (scores[np.ix_(rest, shortest)] > 0) & ~in_head[:, shortest]
+        rest_min = words[shortest[ok.argmax(axis=1)]]
+        for r in np.flatnonzero(~ok.any(axis=1)).tolist():
+            rest_min[r] = words[(scores[rest[r]] > 0) & ~in_head[r]].min()
+        least = np.minimum(
+            np.minimum.accumulate(sizes[:, ::-1], axis=1)[:, ::-1], rest_min[:, None]
+        )
+        for j, ranked, size, low, array in zip(
+            rest, order.tolist(), sizes.tolist(), least.tolist(), sizes, strict=True
+        ):
+            looks[j] = Look(ranked, size, low, False, array)
+        return looks
 
 
 def stacked_rows(rows: list[np.ndarray]) -> np.ndarray | None:

@@ -18,6 +18,7 @@ from lab.assemble import (
     OVER_BUDGET,
     Context,
     Look,
+    look_ahead,
     offered_order,
     token_marks,
     walk,
@@ -268,3 +269,17 @@ def test_retrieval_scores_are_the_rankings_scores_whatever_their_memory(wide):
         apart = Retrieval(index, mode, retrieval.questions, tuple(reversed(retrieval.rankings)))
         assert apart.scores().tolist() == expected[::-1]
         assert not apart.scores().flags.writeable
+
+
+def test_first_looks_built_together_equal_each_rankings_own_look(wide, monkeypatch):
+    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
+    index = LabCache().index(wide, LabConfig(split="all"), "structure")
+    partial = 0
+    for mode in ("flat", "graph"):
+        retrieval = Retrieval.of(index, wide.questions, mode)
+        for ranking, look in zip(retrieval.rankings, retrieval.first_looks, strict=True):
+            alone = look_ahead(ranking, index.words, 32)
+            assert look[:4] == alone[:4]
+            assert look.words.tolist() == alone.words.tolist()
+            partial += not look.whole
+    assert partial  # some rankings offer more than the first look

@@ -215,8 +215,7 @@ def walk(
                 while q < end and sizes[q] > limit:
                     q += 1
                 if q == end < n:
-                    later = np.flatnonzero(look.words[q:] <= limit)
-                    q = q + int(later[0]) if len(later) else n
+                    q = _next_fit(look.words, limit, q)
                 while lo < hi and budgets[lo] < used + least[q - 1]:
                     out[lo] = (picks, bisect_right(least, budgets[lo] - used, p + 1, q), used)
                     lo += 1
@@ -242,6 +241,20 @@ def walk(
             for b in range(lo, hi):
                 out[b] = (picks, n, used)
     return out
+
+
+def _next_fit(words: np.ndarray, limit: int, start: int) -> int:
+    """The first position from ``start`` on whose chunk has at most ``limit`` words (the length
+    of ``words`` if none), searched in windows growing fourfold, so that finding it costs about
+    its distance from ``start``."""
+    span = SCAN
+    while start < len(words):
+        fits = np.flatnonzero(words[start : start + span] <= limit)
+        if len(fits):
+            return start + int(fits[0])
+        start += span
+        span *= 4
+    return len(words)
 
 
 def assemble(
@@ -278,9 +291,27 @@ def assemble(
 
 def look_ahead(ranking, words: np.ndarray, size: int) -> Look:
     """The first ``size`` chunks of ``ranking``, for the assembler."""
+    if size >= ranking.offered:
+        return Look.of(offered_order(ranking.score), None, words)
     head = ranking.head(size)
     if len(head) == ranking.offered:
         return Look.of(head, None, words)
     rest = ranking.score > 0
     rest[head] = False
     return Look.of(head, int(words[rest].min()), words)
+
+
+def offered_order(score: np.ndarray) -> np.ndarray:
+    """Every offered chunk (positive score), best first, ties in index order: ``top(score,
+    offered)``. Sorted by score without regard to ties (several times faster than a stable sort
+    of floats), then, if some scores are equal, by index within each run of equal scores (a
+    stable sort of integers already in order but for those runs)."""
+    chunks = np.flatnonzero(score > 0)
+    chunks = chunks[np.argsort(-score[chunks])]
+    ordered = score[chunks]
+    fresh = ordered[1:] != ordered[:-1]
+    if fresh.all():
+        return chunks
+    run = np.zeros(len(chunks), dtype=np.int64)
+    np.cumsum(fresh, out=run[1:])
+    return chunks[np.argsort(run * len(score) + chunks, kind="stable")]

@@ -210,19 +210,12 @@ def rank_question(
     in_look = sorted(where.values())
     within = [(k, bisect_left(in_look, k)) for k in KS]
     n = len(relevant)
-    ranked_question = _new(RankedQuestion)
-    for set_value, value in zip(
-        _RANKED,
-        (
-            held,
-            tuple(bests),
-            {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0),
-            {k: c / k for k, c in within},
-            1 / (min(ranks) + 1) if ranks else 0.0,
-        ),
-        strict=True,
-    ):
-        set_value(ranked_question, value)
+    ranked_question, put = _new(RankedQuestion), _RANKED
+    put[0](ranked_question, held)
+    put[1](ranked_question, tuple(bests))
+    put[2](ranked_question, {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0))
+    put[3](ranked_question, {k: c / k for k, c in within})
+    put[4](ranked_question, 1 / (min(ranks) + 1) if ranks else 0.0)
     return ranked_question
 
 
@@ -258,27 +251,25 @@ def score_question(
         rank = best[0] + 1 if best else None
         evidence.append(_evidence((ev.start, ev.end), False, diagnosis, rank, names[ev.doc]))
     picks = index.pick_fields
-    result = _new(QuestionResult)
-    for set_value, value in zip(
-        _RESULT,
-        (
-            q.id,
-            q.split,
-            partial,
-            complete,
-            tuple(
+    result, put = _new(QuestionResult), _RESULT
+    put[0](result, q.id)
+    put[1](result, q.split)
+    put[2](result, partial)
+    put[3](result, complete)
+    put[4](
+        result,
+        tuple(
+            [
                 _pick(picks[k], pos + 1)
                 for k, pos in zip(context.picked, context.positions, strict=True)
-            ),
-            tuple(evidence),
-            context.words,
-            ranked.recall_at,
-            ranked.precision_at,
-            ranked.reciprocal_rank,
+            ]
         ),
-        strict=True,
-    ):
-        set_value(result, value)
+    )
+    put[5](result, tuple(evidence))
+    put[6](result, context.words)
+    put[7](result, ranked.recall_at)
+    put[8](result, ranked.precision_at)
+    put[9](result, ranked.reciprocal_rank)
     return result
 
 

@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from .assemble import FIRST_LOOK, Context, Look, Outcome, walk
+from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .gc_pause import gc_paused
@@ -32,7 +32,6 @@ from .metrics import (
     tally,
 )
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
-from .topk import top
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
     import pandas as pd
@@ -44,6 +43,7 @@ DEFAULT_SIZES = (250, 350, 450, 600, 800)
 KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
 RESTMIN_TRIES = 64  # shortest chunks tried first for the assembler's first look
 FULL_SORT = 64  # on an index of at most this many chunks, whole rankings are sorted at once
+IN_PLACE = 1024  # rankings of at least this many chunks are read in place when they can be
 
 Progress = Callable[[int, int], None]
 
@@ -378,14 +378,14 @@ class Retrieval:
     def _walk(self, budgets: list[int]) -> tuple[list[Look], list[list[Outcome]]]:
         """Per question, the look the assembler needed and its outcome at each budget: the first
         look, or the whole ranking where a budget walked past the first look (a walk that long
-        is looking for a short chunk far down, and usually goes to the end)."""
+        is looking for a short chunk far down, and usually goes far: looks growing fourfold
+        walked again and again measured slower)."""
         index = self.index
         marks, keys, words = index.delivered_marks, index.delivery_keys, index.words
         looks = list(self.first_looks)
         walked = [walk(look, budgets, marks, keys) for look in looks]
         for j in _short(looks, walked):
-            ranking = self.rankings[j]
-            looks[j] = Look.of(top(ranking.score, ranking.offered), None, words)
+            looks[j] = Look.of(offered_order(self.rankings[j].score), None, words)
             walked[j] = walk(looks[j], budgets, marks, keys)
         return looks, walked
 
@@ -423,11 +423,17 @@ class Retrieval:
         self.__dict__.update(state, _lock=threading.Lock())
 
     def scores(self) -> np.ndarray:
-        """Questions x chunks: the score each ranking gives each chunk (built when asked, not
-        kept: the rankings hold the same numbers)."""
+        """Questions x chunks: the score each ranking gives each chunk, read-only (built when
+        asked, not kept: the rankings hold the same numbers; when they are the rows of one
+        matrix, as ranking leaves them, that matrix is read in place)."""
         if not self.rankings:
             return np.zeros((0, len(self.index.chunks)))
-        return np.stack([r.score for r in self.rankings])
+        rows = [r.score for r in self.rankings]
+        matrix = stacked_rows(rows) if len(rows[0]) >= IN_PLACE else None
+        if matrix is None:
+            matrix = np.stack(rows)
+            matrix.flags.writeable = False
+        return matrix
 
     @cached_property
     def first_looks(self) -> list[Look]:
@@ -437,24 +443,55 @@ class Retrieval:
         if scores.shape[1] <= FULL_SORT:
             return whole_looks(scores, words)
         heads = top_rows(scores, FIRST_LOOK)
-        offered = np.count_nonzero(scores > 0, axis=1)
-        lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
-        rest = np.flatnonzero(lengths < offered)
-        rest_min = {}
-        if len(rest):
-            # The shortest offered chunk past the head: try the RESTMIN_TRIES shortest chunks of
-            # the index first (shortest first), and all of them for a row none of those settles.
-            in_head = np.zeros((len(rest), scores.shape[1]), dtype=bool)
-            at = np.repeat(np.arange(len(rest)), lengths[rest])
-            in_head[at, np.concatenate([heads[j] for j in rest.tolist()])] = True
-            shortest = np.argsort(words, kind="stable")[:RESTMIN_TRIES]
-            ok = (scores[np.ix_(rest, shortest)] > 0) & ~in_head[:, shortest]
-            found = ok.any(axis=1)
-            mins = words[shortest[ok.argmax(axis=1)]]
-            for r in np.flatnonzero(~found).tolist():
-                mins[r] = words[(scores[rest[r]] > 0) & ~in_head[r]].min()
-            rest_min = dict(zip(rest.tolist(), mins.tolist(), strict=True))
-        return [Look.of(h, rest_min.get(j), words) for j, h in enumerate(heads)]
+        offered = np.count_nonzero(scores > 0, axis=1).tolist()
+        whole = [len(h) == m for h, m in zip(heads, offered, strict=True)]
+        looks = [Look.of(h, None, words) if w else None for h, w in zip(heads, whole, strict=True)]
+        rest = [j for j, w in enumerate(whole) if not w]
+        if not rest:
+            return looks
+        # The rows with more offered chunks than their head (FIRST_LOOK each), built together.
+        order = np.stack([heads[j] for j in rest])
+        sizes = words[order]
+        # The shortest offered chunk past the head: try the RESTMIN_TRIES shortest chunks of the
+        # index first (shortest first), and all of them for a row none of those settles.
+        in_head = np.zeros((len(rest), scores.shape[1]), dtype=bool)
+        in_head[np.arange(len(rest))[:, None], order] = True
+        shortest = np.argsort(words, kind="stable")[:RESTMIN_TRIES]
+        ok = (scores[np.ix_(rest, shortest)] > 0) & ~in_head[:, shortest]
+        rest_min = words[shortest[ok.argmax(axis=1)]]
+        for r in np.flatnonzero(~ok.any(axis=1)).tolist():
+            rest_min[r] = words[(scores[rest[r]] > 0) & ~in_head[r]].min()
+        least = np.minimum(
+            np.minimum.accumulate(sizes[:, ::-1], axis=1)[:, ::-1], rest_min[:, None]
+        )
+        for j, ranked, size, low, array in zip(
+            rest, order.tolist(), sizes.tolist(), least.tolist(), sizes, strict=True
+        ):
+            looks[j] = Look(ranked, size, low, False, array)
+        return looks
+
+
+def stacked_rows(rows: list[np.ndarray]) -> np.ndarray | None:
+    """``np.stack(rows)`` as a read-only view without copying, when the rows already lie one
+    after the other in the memory of one array (the rows of a C-ordered matrix, in order);
+    None otherwise."""
+    first = rows[0]
+    base, size = first.base, first.itemsize
+    if base is None or first.ndim != 1 or first.strides != (size,):
+        return None
+    step, start = len(first) * size, first.__array_interface__["data"][0]
+    for j, row in enumerate(rows):
+        if (
+            row.base is not base
+            or row.dtype != first.dtype
+            or row.shape != first.shape
+            or row.strides != first.strides
+            or row.__array_interface__["data"][0] != start + j * step
+        ):
+            return None
+    return np.lib.stride_tricks.as_strided(
+        first, shape=(len(rows), len(first)), strides=(step, size), writeable=False
+    )
 
 
 def _short(looks: list[Look], walked: list[list[Outcome]]) -> list[int]:

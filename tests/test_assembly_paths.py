@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import lab.assemble
 import lab.run
 from lab import LabConfig, build_corpus, run_lab
 from lab.assemble import (
@@ -17,12 +18,14 @@ from lab.assemble import (
     OVER_BUDGET,
     Context,
     Look,
+    look_ahead,
+    offered_order,
     token_marks,
     walk,
 )
 from lab.generate import generate_corpus
 from lab.metrics import KS, aggregate
-from lab.run import LabCache, Retrieval
+from lab.run import LabCache, Retrieval, stacked_rows
 
 
 def assemble_alone(order, words, tokens, budget, keys=None):
@@ -77,6 +80,31 @@ def test_walking_all_budgets_at_once_gives_each_what_the_rule_gives_it_alone(dra
         assert context.skipped == skipped
 
 
+@given(rankings(), st.integers(1, 3))
+def test_runs_of_chunks_too_long_searched_in_windows_skip_what_the_rule_skips(drawn, scan):
+    # With a scan of 1-3 chunks, every run of chunks too long for the words left is searched
+    # in growing windows (the path long rankings take).
+    words, tokens, keys, order, budgets = drawn
+    look = Look.of(np.array(order, dtype=np.int64), None, words)
+    saved, lab.assemble.SCAN = lab.assemble.SCAN, scan
+    try:
+        outcomes = walk(look, budgets, token_marks(tokens), keys)
+    finally:
+        lab.assemble.SCAN = saved
+    for budget, outcome in zip(budgets, outcomes, strict=True):
+        assert outcome == assemble_alone(order, words, tokens, budget, keys)[:3]
+
+
+def test_a_window_search_stops_at_the_first_chunk_that_fits(monkeypatch):
+    # 60 chunks of 100 words, then two of 5: at budget 50 the walk searches past the 60 (in
+    # windows of 1, 4, 16, 64 with a scan of 1) and takes both short ones.
+    monkeypatch.setattr(lab.assemble, "SCAN", 1)
+    words = np.array([100] * 60 + [5, 5])
+    look = Look.of(np.arange(62), None, words)
+    marks = token_marks([[k] for k in range(62)])
+    assert walk(look, [50, 400], marks) == [((60, 61), 62, 10), ((0, 1, 2, 3), 4, 400)]
+
+
 @given(rankings(), st.integers(0, 40))
 def test_a_partial_look_decides_as_the_whole_ranking_or_asks_for_more(drawn, shown):
     words, tokens, keys, order, budgets = drawn
@@ -129,16 +157,38 @@ def test_looking_ahead_gives_what_sorting_whole_rankings_gives(wide, monkeypatch
     config = LabConfig(split="all", budget=300, chunkers=("sentence", "structure", "qes-greedy"))
     whole = run_lab(wide, config).to_dict()
     longer = []
-    top = lab.run.top
+    offered_order = lab.run.offered_order
 
-    def counted(score, k):
-        longer.append(k)
-        return top(score, k)
+    def counted(score):
+        longer.append(len(score))
+        return offered_order(score)
 
     monkeypatch.setattr(lab.run, "FULL_SORT", 0)
-    monkeypatch.setattr(lab.run, "top", counted)
+    monkeypatch.setattr(lab.run, "offered_order", counted)
     assert run_lab(wide, config).to_dict() == whole
     assert longer  # some question's assembler walked past its first look
+
+
+def test_walks_on_growing_looks_equal_walks_on_whole_rankings(wide):
+    budgets = [5, 40, 80, 120, 300, 400, 2000]
+    config = LabConfig(split="all", size=250)
+    grew = 0
+    for chunker in ("sentence", "structure", "qes-greedy"):
+        index = LabCache().index(wide, config, chunker)
+        marks, words = index.delivered_marks, index.words
+        for mode in ("flat", "graph"):
+            retrieval = Retrieval.of(index, wide.questions, mode)
+            looks, walked = retrieval._walk(budgets)
+            for ranking, look, outcomes in zip(retrieval.rankings, looks, walked, strict=True):
+                order = np.argsort(-ranking.score, kind="stable")[: ranking.offered]
+                whole = Look.of(order, None, words)
+                expected = walk(whole, budgets, marks)
+                assert [
+                    ([look.ranked[p] for p in picks], cut, used) for picks, cut, used in outcomes
+                ] == [([order[p] for p in picks], cut, used) for picks, cut, used in expected]
+                assert look.ranked == order[: len(look.ranked)].tolist()
+                grew += len(look.ranked) > 32
+    assert grew  # some walks went past the first look
 
 
 def test_ranking_metrics_read_off_a_look_equal_the_whole_rankings(wide, monkeypatch):
@@ -180,3 +230,56 @@ def test_metrics_of_many_budgets_at_once_equal_each_budgets_results_aggregated(h
             for budget, metrics in zip(budgets, together, strict=True):
                 alone = Retrieval.of(index, handbook.questions, mode)
                 assert metrics == aggregate(alone.evaluate(budget))
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([0.0, -0.0, -1.0, 0.5, 1.0, 2.0, 5e-324, np.inf, np.nan]),
+            st.floats(-1, 3, allow_nan=False),
+        ),
+        max_size=60,
+    )
+)
+def test_offered_order_is_the_stable_sort_of_positive_scores(values):
+    score = np.array(values, dtype=float)
+    expected = [k for k in np.argsort(-score, kind="stable").tolist() if score[k] > 0]
+    assert offered_order(score).tolist() == expected
+
+
+def test_rows_of_one_matrix_are_read_in_place_and_others_stacked():
+    matrix = np.arange(12.0).reshape(3, 4)
+    view = stacked_rows(list(matrix))
+    assert np.shares_memory(view, matrix) and not view.flags.writeable
+    assert view.tolist() == matrix.tolist()
+    assert stacked_rows(list(matrix)[:2]).tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert stacked_rows([matrix[1], matrix[0], matrix[2]]) is None  # out of order
+    assert stacked_rows([matrix[0], matrix[2]]) is None  # a row left out
+    assert stacked_rows(list(matrix[:, :3])) is None  # rows not next to each other
+    assert stacked_rows(list(matrix[:, ::2])) is None  # strided rows
+    assert stacked_rows([matrix[0], matrix[1].copy()]) is None  # another array
+
+
+def test_retrieval_scores_are_the_rankings_scores_whatever_their_memory(wide):
+    index = LabCache().index(wide, LabConfig(split="all"), "sentence")
+    for mode in ("flat", "graph"):
+        retrieval = Retrieval.of(index, wide.questions, mode)
+        expected = [r.score.tolist() for r in retrieval.rankings]
+        assert retrieval.scores().tolist() == expected
+        apart = Retrieval(index, mode, retrieval.questions, tuple(reversed(retrieval.rankings)))
+        assert apart.scores().tolist() == expected[::-1]
+        assert not apart.scores().flags.writeable
+
+
+def test_first_looks_built_together_equal_each_rankings_own_look(wide, monkeypatch):
+    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
+    index = LabCache().index(wide, LabConfig(split="all"), "structure")
+    partial = 0
+    for mode in ("flat", "graph"):
+        retrieval = Retrieval.of(index, wide.questions, mode)
+        for ranking, look in zip(retrieval.rankings, retrieval.first_looks, strict=True):
+            alone = look_ahead(ranking, index.words, 32)
+            assert look[:4] == alone[:4]
+            assert look.words.tolist() == alone.words.tolist()
+            partial += not look.whole
+    assert partial  # some rankings offer more than the first look

@@ -252,20 +252,11 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
 
     is_common = common[terms]
     rare = ~is_common & (unit != 0)
-    rare_part = sp.csr_matrix(
-        (
-            unit[rare],
-            terms[rare],
-            np.concatenate([[0], np.cumsum(np.bincount(row_of[rare], minlength=n))]),
-        ),
-        shape=term_weights.shape,
-    )
-    # the common terms as a dense chunks x common-terms matrix, columns in term order
-    column = np.cumsum(common) - 1
-    common_part = np.zeros((n, prefix))
-    common_part[row_of[is_common], column[terms[is_common]]] = unit[is_common]
+    common_part = _dense_columns(n, row_of, terms, unit, is_common)
     common_norm = np.sqrt(_sparse_row_sums(common_part * common_part))
-
+    counts = np.bincount(row_of[rare], minlength=n)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    rare_part = sp.csr_matrix((unit[rare], terms[rare], indptr), shape=term_weights.shape)
     rows, cols, rare_dot = _rare_shares(rare_part, common_norm, min_cosine - 1e-12)
     maybe = rare_dot + common_norm[rows] * common_norm[cols] >= min_cosine - 1e-12
     rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
@@ -286,6 +277,15 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
         cols[keep][order].astype(np.int64),
         weight * cosine[keep][order],
     )
+
+
+def _dense_columns(n, row_of, terms, values, keep) -> np.ndarray:
+    """The entries ``keep`` of a sparse chunk x term matrix (given by ``row_of``, ``terms`` and
+    ``values``) as a dense matrix over the terms they use, in term order."""
+    used = np.unique(terms[keep])
+    dense = np.zeros((n, len(used)))
+    dense[row_of[keep], np.searchsorted(used, terms[keep])] = values[keep]
+    return dense
 
 
 def _sparse_row_sums(products: np.ndarray) -> np.ndarray:

@@ -199,23 +199,25 @@ def _blend(
 ) -> np.ndarray:
     """``0.6 s/max(s) + 0.4 p/max(p)`` for each ``seeded`` question (row), 0 for the others and
     where ``mask`` is False; a block of rows at a time."""
-    scores = np.zeros_like(first)
+    scores = np.zeros(first.shape, dtype=first.dtype)  # pages untouched until written
     share, walk = np.empty_like(first[:BLEND_ROWS]), np.empty_like(first[:BLEND_ROWS])
     for lo in range(0, len(first), BLEND_ROWS):
         rows = lo + np.flatnonzero(seeded[lo : lo + BLEND_ROWS])
         if not len(rows):
             continue
-        if len(rows) == rows[-1] - lo + 1:  # the block's first rows, as slices (no copies)
+        whole = len(rows) == rows[-1] - lo + 1  # the block's first rows: slices, no copies
+        if whole:
             rows = slice(lo, rows[-1] + 1)
         f, p = first[rows], mass[rows]
-        blend = np.multiply(f, BM25_SHARE, out=share[: len(f)])
+        blend = np.multiply(f, BM25_SHARE, out=scores[rows] if whole else share[: len(f)])
         blend /= f.max(axis=1)[:, None]
         part = np.multiply(p, 1 - BM25_SHARE, out=walk[: len(f)])
         part /= p.max(axis=1)[:, None]
         blend += part
         if mask is not None:
             blend[~mask[rows]] = 0.0
-        scores[rows] = blend
+        if not whole:
+            scores[rows] = blend
     return scores
 
 

@@ -44,7 +44,7 @@ class ChunkGraph:
         ).astype(float)
         dangling = degree == 0
         inv = np.divide(1.0, degree, out=np.zeros_like(degree), where=~dangling)
-        walk = self.matrix.copy()
+        walk = sp.csr_matrix(self.matrix)  # the same structure (not copied), new weights
         walk.data = walk.data * inv[walk.indices]
         return walk, dangling
 
@@ -66,7 +66,9 @@ class ChunkGraph:
         """``transition``'s walk in float32, as a sparse array (its product is the cheaper
         call), and the dangling chunks."""
         walk, dangling = self.transition()
-        return sp.csr_array(walk.astype(np.float32)), np.flatnonzero(dangling)
+        fast = sp.csr_array(walk)
+        fast.data = walk.data.astype(np.float32)
+        return fast, np.flatnonzero(dangling)
 
     def seeded_pagerank(
         self,

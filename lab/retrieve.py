@@ -81,6 +81,15 @@ def query_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
+@lru_cache(maxsize=4)
+def _bm25_scores(index: Index, queries: tuple[tuple[str, ...], ...]) -> np.ndarray:
+    """``index``'s BM25 scores of ``queries``, kept for the next mode ranking the same questions
+    (a run ranks each index flat, then graph); read-only, as the rankings of both share them."""
+    scores = index.bm25.scores(queries)
+    scores.flags.writeable = False
+    return scores
+
+
 def reciprocal_rank_fusion(*scores: np.ndarray, k: int = RRF_K) -> np.ndarray:
     """``sum over lists of 1 / (k + rank)``, each list ranking its positive scores (1-based)."""
     fused = np.zeros(len(scores[0]))
@@ -124,7 +133,7 @@ def rank(
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     mask, allowed = filter_masks(index, questions) if filters else (None, [None] * len(questions))
-    bm25 = index.bm25.scores([query_tokens(q.question) for q in questions])
+    bm25 = _bm25_scores(index, tuple(query_tokens(q.question) for q in questions))
     if mask is not None:
         bm25 = np.where(mask, bm25, 0.0)
     dense = fused = None

@@ -262,15 +262,10 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     rows, cols, rare_dot = _rare_shares(rare_part, common_norm, min_cosine - 1e-12)
     maybe = rare_dot + common_norm[rows] * common_norm[cols] >= min_cosine - 1e-12
     rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
-    common_dot = np.concatenate(
-        [np.zeros(0)]
-        + [
-            _sparse_row_sums(
-                common_part[rows[lo : lo + PAIR_BLOCK]] * common_part[cols[lo : lo + PAIR_BLOCK]]
-            )
-            for lo in range(0, len(rows), PAIR_BLOCK)
-        ]
-    )
+    common_dot = np.zeros(len(rows))
+    for lo in range(0, len(rows), PAIR_BLOCK):
+        pairs = slice(lo, lo + PAIR_BLOCK)
+        common_dot[pairs] = _sparse_row_sums(common_part[rows[pairs]] * common_part[cols[pairs]])
     cosine = rare_dot + common_dot
     keep = cosine >= min_cosine - 1e-12
     order = np.lexsort((cols[keep], rows[keep]))

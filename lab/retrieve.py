@@ -81,10 +81,11 @@ def query_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=1)
 def _bm25_scores(index: Index, queries: tuple[tuple[str, ...], ...]) -> np.ndarray:
     """``index``'s BM25 scores of ``queries``, kept for the next mode ranking the same questions
-    (a run ranks each index flat, then graph); read-only, as the rankings of both share them."""
+    (a run ranks each index flat, then graph; only the last are kept, they can be large);
+    read-only, as the rankings of both share them."""
     scores = index.bm25.scores(queries)
     scores.flags.writeable = False
     return scores

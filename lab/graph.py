@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 
 import numpy as np
@@ -22,7 +23,9 @@ LEXICAL_MIN_COSINE = 0.2
 RESTART = 0.5
 ITERATIONS = 25
 PAGERANK_BLOCK = 128  # restart columns iterated together
+SMALL_GRAPH = 256  # chunks up to which the restart is added as a dense matrix, not by position
 LEXICAL_ROW_BLOCK = 512  # chunks whose lexical pairs are found together
+PAIR_BLOCK = 8192  # candidate pairs whose common-term products are formed together
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,7 +44,7 @@ class ChunkGraph:
         ).astype(float)
         dangling = degree == 0
         inv = np.divide(1.0, degree, out=np.zeros_like(degree), where=~dangling)
-        walk = self.matrix.copy()
+        walk = sp.csr_matrix(self.matrix)  # the same structure (not copied), new weights
         walk.data = walk.data * inv[walk.indices]
         return walk, dangling
 
@@ -58,6 +61,15 @@ class ChunkGraph:
         )
         return mass.T
 
+    @cached_property
+    def _walk(self) -> tuple[sp.csr_array, np.ndarray]:
+        """``transition``'s walk in float32, as a sparse array (its product is the cheaper
+        call), and the dangling chunks."""
+        walk, dangling = self.transition()
+        fast = sp.csr_array(walk)
+        fast.data = walk.data.astype(np.float32)
+        return fast, np.flatnonzero(dangling)
+
     def seeded_pagerank(
         self,
         rows: np.ndarray,
@@ -72,36 +84,45 @@ class ChunkGraph:
 
         The same floats as iterating all columns at once: columns never mix, and a zero restart
         entry adds nothing, so the columns are iterated ``PAGERANK_BLOCK`` at a time (the iterate
-        stays in cache) and the restart is added at its nonzero entries only."""
+        stays in cache) and the restart is added at its nonzero entries only (on a small graph,
+        where one call costs more than the arithmetic, as a dense matrix: adding 0 is exact)."""
         mass = np.zeros((q, self.n))
         if self.n == 0 or q == 0:
             return mass
-        walk, dangling = self.transition()
-        walk = walk.astype(np.float32)
-        sinks = np.flatnonzero(dangling)
+        walk, sinks = self._walk
         order = np.argsort(cols, kind="stable")
         rows, cols = rows[order], cols[order]
         weights = np.asarray(weights, dtype=np.float32)[order]
         # near-equal blocks: none is one column wide unless q is (numpy sums one column pairwise)
         blocks = -(-q // PAGERANK_BLOCK)
         bounds = [q * b // blocks for b in range(blocks + 1)]
-        cuts = np.searchsorted(cols, bounds)
-        follow = np.float32(1 - alpha)
+        cuts = np.searchsorted(cols, bounds).tolist()
+        follow, stay = np.float32(1 - alpha), np.float32(alpha)
+        small = self.n <= SMALL_GRAPH
         for b in range(blocks):
             lo, hi = bounds[b], bounds[b + 1]
             seeds = slice(cuts[b], cuts[b + 1])
             width, column = hi - lo, cols[seeds] - lo
             at = rows[seeds] * width + column
-            p0 = weights[seeds]
-            base = np.float32(alpha) * p0
             p = np.zeros((self.n, width), dtype=np.float32)
-            p.reshape(-1)[at] = p0
+            p.reshape(-1)[at] = weights[seeds]
+            if small:
+                p0, base = p.copy(), stay * p
+            else:
+                p0 = weights[seeds]
+                base = stay * p0
             for _ in range(iterations):
                 step = walk @ p
-                if len(sinks):
-                    step.reshape(-1)[at] += p0 * p[sinks].sum(axis=0)[column]
-                step *= follow
-                step.reshape(-1)[at] += base
+                if small:
+                    if len(sinks):
+                        step += p0 * p[sinks].sum(axis=0)
+                    step *= follow
+                    step += base
+                else:
+                    if len(sinks):
+                        step.reshape(-1)[at] += p0 * p[sinks].sum(axis=0)[column]
+                    step *= follow
+                    step.reshape(-1)[at] += base
                 p = step
             mass[lo:hi] = p.T
         return mass
@@ -205,22 +226,25 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     Exact, without the all-pairs product: the most widespread terms (the longest prefix, by
     document frequency, whose share of every chunk's squared norm stays below ``min_cosine``)
     cannot lift a pair to the threshold on their own, so only pairs sharing a rarer term are
-    candidates; their full cosine is then computed."""
+    candidates; their full cosine is then computed. Its floats are scipy's: the rare terms' dot
+    product as the sparse product ``rare @ rare.T`` sums it, the common terms' as a sparse row
+    sum of ``common[i].multiply(common[j])`` (``term_weights`` in canonical form, as BM25 builds
+    it: sorted, distinct terms in each row)."""
     n = term_weights.shape[0]
     empty = np.zeros(0, dtype=np.int64)
     if n < 2 or term_weights.nnz == 0:
         return empty, empty, np.zeros(0)
-    unit = term_weights.copy()
-    row_of = np.repeat(np.arange(n), np.diff(unit.indptr))
-    norms = np.sqrt(np.bincount(row_of, weights=unit.data**2, minlength=n))
-    unit.data = unit.data / norms[row_of]
+    terms = term_weights.indices
+    row_of = np.repeat(np.arange(n), np.diff(term_weights.indptr))
+    norms = np.sqrt(np.bincount(row_of, weights=term_weights.data**2, minlength=n))
+    unit = term_weights.data / norms[row_of]
 
-    df = np.bincount(unit.indices, minlength=unit.shape[1])
+    df = np.bincount(terms, minlength=term_weights.shape[1])
     rank_of_term = np.empty_like(df)
     rank_of_term[np.argsort(-df, kind="stable")] = np.arange(len(df))
-    entry_rank = rank_of_term[unit.indices]
+    entry_rank = rank_of_term[terms]
     by_row_rank = np.argsort(row_of * len(df) + entry_rank)  # by row, then by rank (unique keys)
-    mass = np.cumsum(unit.data[by_row_rank] ** 2)
+    mass = np.cumsum(unit[by_row_rank] ** 2)
     row_sorted = row_of[by_row_rank]
     starts = np.searchsorted(row_sorted, np.arange(n))
     mass -= np.concatenate([[0.0], mass])[starts][row_sorted]
@@ -228,19 +252,20 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     prefix = int(crossing.min()) if len(crossing) else len(df)
     common = rank_of_term < prefix
 
-    mask = common[unit.indices]
-    rare_part = unit.copy()
-    rare_part.data = np.where(mask, 0.0, unit.data)
-    rare_part.eliminate_zeros()
-    common_part = unit.copy()
-    common_part.data = np.where(mask, unit.data, 0.0)
-    common_part.eliminate_zeros()
-    common_norm = np.sqrt(np.asarray(common_part.multiply(common_part).sum(axis=1)).ravel())
-
+    is_common = common[terms]
+    rare = ~is_common & (unit != 0)
+    common_part = _dense_columns(n, row_of, terms, unit, is_common)
+    common_norm = np.sqrt(_sparse_row_sums(common_part * common_part))
+    counts = np.bincount(row_of[rare], minlength=n)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    rare_part = sp.csr_matrix((unit[rare], terms[rare], indptr), shape=term_weights.shape)
     rows, cols, rare_dot = _rare_shares(rare_part, common_norm, min_cosine - 1e-12)
     maybe = rare_dot + common_norm[rows] * common_norm[cols] >= min_cosine - 1e-12
     rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
-    common_dot = np.asarray(common_part[rows].multiply(common_part[cols]).sum(axis=1)).ravel()
+    common_dot = np.zeros(len(rows))
+    for lo in range(0, len(rows), PAIR_BLOCK):
+        pairs = slice(lo, lo + PAIR_BLOCK)
+        common_dot[pairs] = _sparse_row_sums(common_part[rows[pairs]] * common_part[cols[pairs]])
     cosine = rare_dot + common_dot
     keep = cosine >= min_cosine - 1e-12
     order = np.lexsort((cols[keep], rows[keep]))
@@ -249,6 +274,27 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
         cols[keep][order].astype(np.int64),
         weight * cosine[keep][order],
     )
+
+
+def _dense_columns(n, row_of, terms, values, keep) -> np.ndarray:
+    """The entries ``keep`` of a sparse chunk x term matrix (given by ``row_of``, ``terms`` and
+    ``values``) as a dense matrix over the terms they use, in term order."""
+    used = np.unique(terms[keep])
+    dense = np.zeros((n, len(used)))
+    dense[row_of[keep], np.searchsorted(used, terms[keep])] = values[keep]
+    return dense
+
+
+def _sparse_row_sums(products: np.ndarray) -> np.ndarray:
+    """Each row's sum as scipy sums a sparse matrix's rows (``np.add.reduceat`` over the row's
+    nonzero entries in column order), 0 for a row of zeros."""
+    nonzero = products != 0
+    counts = np.count_nonzero(nonzero, axis=1)
+    sums = np.zeros(len(products))
+    filled = np.flatnonzero(counts)
+    if len(filled):
+        sums[filled] = np.add.reduceat(products[nonzero], (np.cumsum(counts) - counts)[filled])
+    return sums
 
 
 def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):
@@ -260,7 +306,8 @@ def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float
     found = []
     for lo in range(0, n, LEXICAL_ROW_BLOCK):
         hi = min(n, lo + LEXICAL_ROW_BLOCK)
-        shared = rare_part[lo:hi] @ rare_part[lo:].T
+        later = rare_part[lo:] if lo else rare_part
+        shared = (rare_part[lo:hi] if hi - lo < n else rare_part) @ later.T
         reach = common_norm[lo:hi] * common_norm[lo:].max() + 1e-9
         near = np.flatnonzero(shared.data >= np.repeat(floor - reach, np.diff(shared.indptr)))
         rows = lo + np.searchsorted(shared.indptr, near, side="right") - 1

@@ -81,6 +81,16 @@ def query_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
+@lru_cache(maxsize=1)
+def _bm25_scores(index: Index, queries: tuple[tuple[str, ...], ...]) -> np.ndarray:
+    """``index``'s BM25 scores of ``queries``, kept for the next mode ranking the same questions
+    (a run ranks each index flat, then graph; only the last are kept, they can be large);
+    read-only, as the rankings of both share them."""
+    scores = index.bm25.scores(queries)
+    scores.flags.writeable = False
+    return scores
+
+
 def reciprocal_rank_fusion(*scores: np.ndarray, k: int = RRF_K) -> np.ndarray:
     """``sum over lists of 1 / (k + rank)``, each list ranking its positive scores (1-based)."""
     fused = np.zeros(len(scores[0]))
@@ -124,7 +134,7 @@ def rank(
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     mask, allowed = filter_masks(index, questions) if filters else (None, [None] * len(questions))
-    bm25 = index.bm25.scores([query_tokens(q.question) for q in questions])
+    bm25 = _bm25_scores(index, tuple(query_tokens(q.question) for q in questions))
     if mask is not None:
         bm25 = np.where(mask, bm25, 0.0)
     dense = fused = None
@@ -199,23 +209,25 @@ def _blend(
 ) -> np.ndarray:
     """``0.6 s/max(s) + 0.4 p/max(p)`` for each ``seeded`` question (row), 0 for the others and
     where ``mask`` is False; a block of rows at a time."""
-    scores = np.zeros_like(first)
+    scores = np.zeros(first.shape, dtype=first.dtype)  # pages untouched until written
     share, walk = np.empty_like(first[:BLEND_ROWS]), np.empty_like(first[:BLEND_ROWS])
     for lo in range(0, len(first), BLEND_ROWS):
         rows = lo + np.flatnonzero(seeded[lo : lo + BLEND_ROWS])
         if not len(rows):
             continue
-        if len(rows) == rows[-1] - lo + 1:  # the block's first rows, as slices (no copies)
+        whole = len(rows) == rows[-1] - lo + 1  # the block's first rows: slices, no copies
+        if whole:
             rows = slice(lo, rows[-1] + 1)
         f, p = first[rows], mass[rows]
-        blend = np.multiply(f, BM25_SHARE, out=share[: len(f)])
+        blend = np.multiply(f, BM25_SHARE, out=scores[rows] if whole else share[: len(f)])
         blend /= f.max(axis=1)[:, None]
         part = np.multiply(p, 1 - BM25_SHARE, out=walk[: len(f)])
         part /= p.max(axis=1)[:, None]
         blend += part
         if mask is not None:
             blend[~mask[rows]] = 0.0
-        scores[rows] = blend
+        if not whole:
+            scores[rows] = blend
     return scores
 
 

@@ -57,9 +57,14 @@ def seeded_restart(rng, n, q, empty=0):
 @pytest.mark.parametrize(
     ("n", "q", "sinks", "seed"),
     [(40, 1, 0, 1), (40, 1, 9, 2), (60, 2, 3, 3), (60, 3, 0, 4), (120, 129, 12, 5),
-     (200, 300, 20, 6), (90, 257, 1, 7), (300, 131, 0, 8)],
+     (200, 300, 20, 6), (90, 257, 1, 7), (300, 131, 0, 8), (280, 40, 9, 9), (257, 3, 30, 10)],
 )  # fmt: skip
-def test_blocked_pagerank_gives_the_dense_iterations_floats(n, q, sinks, seed):
+@pytest.mark.parametrize("small_graph", [0, 256, 10**6])
+def test_blocked_pagerank_gives_the_dense_iterations_floats(
+    monkeypatch, n, q, sinks, seed, small_graph
+):
+    # the restart added by position (0), as a dense matrix (10**6) or by the graph's size (256)
+    monkeypatch.setattr(graph_module, "SMALL_GRAPH", small_graph)
     rng = np.random.default_rng(seed)
     graph = random_graph(rng, n, 0.08, sinks)
     restart = seeded_restart(rng, n, q, empty=q // 7)
@@ -82,16 +87,20 @@ def test_seeded_pagerank_of_no_chunks_or_no_questions_is_empty():
     assert random_graph(rng, 5, 0.5, 0).seeded_pagerank(none, none, none, 0).shape == (0, 5)
 
 
-def test_blend_is_the_spec_formula_row_by_row_with_unseeded_and_masked_rows_at_zero():
+@pytest.mark.parametrize(("unseeded", "masked"), [(0.2, 0.3), (0.0, 0.3), (0.0, 0.0), (0.5, 0.0)])
+def test_blend_is_the_spec_formula_row_by_row_with_unseeded_and_masked_rows_at_zero(
+    unseeded, masked
+):
     rng = np.random.default_rng(3)
     first, mass = rng.random((150, 40)), rng.random((150, 40)) + 0.01
-    seeded = rng.random(150) > 0.2
-    mask = rng.random((150, 40)) > 0.3
+    seeded = rng.random(150) >= unseeded
+    mask = rng.random((150, 40)) >= masked if masked else None
     got = _blend(first, mass, seeded, mask)
     for j in range(150):
         want = 0.6 * first[j] / first[j].max() + 0.4 * mass[j] / mass[j].max()
-        want = np.where(mask[j], want, 0.0) if seeded[j] else np.zeros(40)
-        assert np.array_equal(got[j], want)
+        if mask is not None:
+            want = np.where(mask[j], want, 0.0)
+        assert np.array_equal(got[j], want if seeded[j] else np.zeros(40))
 
 
 # --- lexical edges ------------------------------------------------------------------------------
@@ -176,6 +185,73 @@ def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
     wanted = {p for p, d in dots.items() if d + common_norm[p[0]] * common_norm[p[1]] >= floor}
     assert wanted <= set(found)
     assert len(wanted) > 10
+
+
+def sparse_lexical(matrix, tau=0.2):
+    """The lexical edges as first written, in scipy's sparse operations: unit rows split at the
+    same df prefix into rare and common parts, the rare dot products from the full product
+    ``rare @ rare.T``, the common ones from ``common[i].multiply(common[j]).sum(axis=1)``."""
+    n = matrix.shape[0]
+    unit = matrix.copy()
+    row_of = np.repeat(np.arange(n), np.diff(unit.indptr))
+    unit.data = unit.data / np.sqrt(np.bincount(row_of, weights=unit.data**2, minlength=n))[row_of]
+    df = np.bincount(unit.indices, minlength=unit.shape[1])
+    rank_of_term = np.empty_like(df)
+    rank_of_term[np.argsort(-df, kind="stable")] = np.arange(len(df))
+    entry_rank = rank_of_term[unit.indices]
+    by_row_rank = np.argsort(row_of * len(df) + entry_rank)
+    mass = np.cumsum(unit.data[by_row_rank] ** 2)
+    row_sorted = row_of[by_row_rank]
+    mass -= np.concatenate([[0.0], mass])[np.searchsorted(row_sorted, np.arange(n))][row_sorted]
+    crossing = entry_rank[by_row_rank][mass >= tau * (1 - 1e-9)]
+    in_prefix = rank_of_term[unit.indices] < (crossing.min() if len(crossing) else len(df))
+    rare, common = unit.copy(), unit.copy()
+    rare.data = np.where(in_prefix, 0.0, unit.data)
+    common.data = np.where(in_prefix, unit.data, 0.0)
+    rare.eliminate_zeros()
+    common.eliminate_zeros()
+    common_norm = np.sqrt(np.asarray(common.multiply(common).sum(axis=1)).ravel())
+    shared = sp.triu(rare @ rare.T, k=1).tocoo()
+    rows, cols, rare_dot = shared.row, shared.col, shared.data
+    maybe = rare_dot + common_norm[rows] * common_norm[cols] >= tau - 1e-12
+    rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
+    common_dot = np.asarray(common[rows].multiply(common[cols]).sum(axis=1)).ravel()
+    cosine = rare_dot + common_dot
+    keep = cosine >= tau - 1e-12
+    return {
+        (int(i), int(j)): 0.5 * c
+        for i, j, c in zip(rows[keep], cols[keep], cosine[keep], strict=True)
+    }
+
+
+@pytest.mark.parametrize("block", [3, 512])
+@pytest.mark.parametrize("pair_block", [2, 8192])
+@pytest.mark.parametrize("seed", range(6))
+def test_lexical_weights_are_the_sparse_products_floats(monkeypatch, block, pair_block, seed):
+    monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
+    monkeypatch.setattr(graph_module, "PAIR_BLOCK", pair_block)
+    rng = np.random.default_rng(seed)
+    n, terms = int(rng.integers(20, 160)), int(rng.integers(10, 200))
+    matrix = random_weights(rng, n, terms, 0.02 + 0.2 * rng.random(), AT_THRESHOLD)
+    matrix = sp.csr_matrix(sp.vstack([matrix, matrix[: n // 3]]))  # pairs at a cosine of 1
+    for tau in (0.2, 0.05, 0.5):
+        rows, cols, weights = graph_module._lexical(matrix, 0.5, tau)
+        got = {(int(i), int(j)): w for i, j, w in zip(rows, cols, weights, strict=True)}
+        want = sparse_lexical(matrix, tau)
+        assert len(want) > 3
+        assert got == want  # float for float
+
+
+def test_sparse_row_sums_are_scipys():
+    rng = np.random.default_rng(4)
+    for width in (1, 5, 9, 40, 300):  # rows of fewer and more than 8 entries (pairwise sums)
+        dense = rng.random((60, width)) * (rng.random((60, width)) < 0.6)
+        dense[7] = 0.0
+        dense[:, 0] *= 1e-12
+        want = np.asarray(sp.csr_matrix(dense).sum(axis=1)).ravel()
+        got = graph_module._sparse_row_sums(dense)
+        assert got.tobytes() == want.tobytes()
+        assert got[7] == 0.0
 
 
 # --- structural edges ---------------------------------------------------------------------------

@@ -344,6 +344,22 @@ def test_graph_score_blends_normalised_bm25_and_pagerank(handbook):
         assert sorted(g.score[g.order].tolist(), reverse=True) == g.score[g.order].tolist()
 
 
+def test_graph_mode_reuses_flat_modes_bm25_scores_of_the_same_questions(handbook):
+    index = build_index(handbook, "fixed", 250)
+    questions, others = handbook.questions[:6], handbook.questions[6:9]
+    flat, graph = rank(index, questions, "flat"), rank(index, questions, "graph")
+    other = rank(index, others, "flat")
+    for f, g in zip(flat, graph, strict=True):
+        assert np.shares_memory(f.bm25, g.bm25)
+        assert not g.bm25.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            g.bm25[0] = 1.0
+    for f, o in zip(flat[:3], other, strict=True):
+        assert not np.shares_memory(f.bm25, o.bm25)
+    want = index.bm25.scores([tokenize(q.question) for q in others])
+    assert np.array_equal(np.array([o.bm25 for o in other]), want)
+
+
 def test_graph_score_of_a_hand_computed_two_chunk_graph():
     # Only chunk 0 matches, so it is the one seed: restart (1, 0). Two chunks joined by one edge
     # give PageRank (2/3, 1/3) whatever its weight. Blended: 0.6 x 1 + 0.4 x 1 = 1 for chunk 0,

@@ -1,9 +1,13 @@
 """The best ``k`` positive scores of a row, or of many rows at once: ties in index order.
 
-Many rows are served without sorting them. Each row is cut into ``RUNS_PER_K * k`` runs of
-neighbouring entries and the ``k``-th largest run maximum is taken as the row's floor: those ``k``
-maxima are ``k`` distinct entries, so the row's ``k``-th best score is at least the floor, and
-only the entries at or above it (a few more than ``k``) are sorted, by score, then index.
+Many rows are served without sorting them. Each row gets a floor, a lower bound on its ``k``-th
+best score: the ``k``-th largest of any ``k`` or more of its entries is one. Dense rows are cut
+into ``RUNS_PER_K * k`` interleaved runs (every ``RUNS_PER_K * k``-th entry) and the ``k``-th
+largest run maximum is the floor (those ``k`` maxima are ``k`` distinct entries); only runs whose
+maximum reaches the floor are searched. Sparse rows take the caller's floor when it has one
+(BM25 knows one from its terms) or the runs' one, and a second floor from the first
+``REFINE_WIDTH`` entries at or above the first. Only the entries at or above the floor (a few
+more than ``k``) are sorted, by score, then index.
 """
 
 from __future__ import annotations
@@ -12,8 +16,12 @@ from itertools import pairwise
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.lib.stride_tricks import as_strided
 
 RUNS_PER_K = 4  # runs per row for the floor: more runs, a higher floor, a longer first pass
+DENSE_RUNS = 64  # at least this many runs per dense row: each pass of the maxima is that long
+REFINE_WIDTH = 64  # entries per row a second floor is taken from (sparse rows)
+REFINE_OVER = 2  # take a second floor when more than this many times k entries per row are left
 POSITIVE = np.nextafter(0.0, 1.0)  # the least positive float: score >= POSITIVE is score > 0
 
 
@@ -37,26 +45,81 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
     q, n = scores.shape
     if k <= 0 or q == 0 or n == 0:
         return [np.zeros(0, dtype=np.int64) for _ in range(q)]
-    flat = np.ascontiguousarray(scores).ravel()
-    floor = np.full(q, POSITIVE)
-    runs = RUNS_PER_K * k
-    if n > runs:
-        starts = (np.arange(q) * n)[:, None] + np.arange(runs) * n // runs
-        maxima = np.maximum.reduceat(flat, starts.ravel()).reshape(q, runs)
-        floor = np.fmax(floor, _kth_largest(maxima, k))
-    at = np.flatnonzero(scores >= floor[:, None])
-    return _best_first(at // n, at % n, flat[at], q, k)
+    scores = np.ascontiguousarray(scores)
+    runs = max(RUNS_PER_K * k, DENSE_RUNS)
+    if n <= runs:
+        at = np.flatnonzero(scores >= POSITIVE)
+        return _best_first(at // n, at % n, scores.ravel()[at], q, k)
+    # Run j of a row: its columns j, j + runs, j + 2 runs, ... below ``cut`` (a floor from
+    # some of a row's entries is still a floor; interleaved runs make the maxima one pass of
+    # elementwise maxima); the last few columns are searched apart.
+    width = n // runs
+    cut = runs * width
+    step = scores.strides
+    interleaved = as_strided(scores, (q, width, runs), (step[0], runs * step[1], step[1]), False)
+    maxima = interleaved.max(axis=1)
+    floor = np.fmax(POSITIVE, _kth_largest(maxima, k))
+    hit_row, hit_run = np.nonzero(maxima >= floor[:, None])
+    hit = interleaved[hit_row, :, hit_run]  # one row per run reaching its floor
+    at = np.flatnonzero(hit >= floor[hit_row, None])
+    rows, cols = hit_row[at // width], hit_run[at // width] + at % width * runs
+    values = hit.ravel()[at]
+    if cut < n:
+        rest = scores[:, cut:]
+        at = np.flatnonzero(rest >= floor[:, None])
+        rows = np.concatenate((rows, at // (n - cut)))
+        cols = np.concatenate((cols, cut + at % (n - cut)))
+        values = np.concatenate((values, rest.ravel()[at]))
+    return _best_first(rows, cols, values, q, k)
 
 
-def top_sparse_rows(matrix: sp.csr_matrix, k: int) -> list[np.ndarray]:
+def top_sparse_rows(
+    matrix: sp.csr_matrix, k: int, floor: np.ndarray | None = None
+) -> list[np.ndarray]:
     """``top(row, k)`` for every row of a sparse matrix (absent entries score 0; no entry stored
-    twice, in any column order), without making it dense."""
-    q = matrix.shape[0]
-    if k <= 0 or q == 0:
-        return [np.zeros(0, dtype=np.int64) for _ in range(q)]
-    data, indptr = matrix.data, matrix.indptr
+    twice, in any column order), without making it dense. ``floor``, if given, holds per row a
+    lower bound the caller knows for the row's ``k``-th best score."""
+    return top_csr(matrix.indptr, matrix.indices, matrix.data, k, floor)
+
+
+def top_csr(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    k: int,
+    floor: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """``top_sparse_rows`` of the CSR arrays ``indptr``, ``indices``, ``data``."""
+    q = len(indptr) - 1
+    if k <= 0 or q <= 0:
+        return [np.zeros(0, dtype=np.int64) for _ in range(max(q, 0))]
     lengths = np.diff(indptr)
-    floor = np.full(q, POSITIVE)
+    if floor is None:
+        floor = _run_floor(data, indptr, lengths, k)
+    floor = np.fmax(floor, POSITIVE)
+    at = np.flatnonzero(data >= np.repeat(floor, lengths))
+    bounds = np.searchsorted(at, indptr)  # row r's entries left: at[bounds[r]:bounds[r + 1]]
+    counts = np.diff(bounds)
+    rows = np.repeat(np.arange(q), counts)
+    values = data[at]
+    if len(at) > REFINE_OVER * k * q:
+        # A second floor: the k-th largest of each row's first REFINE_WIDTH entries left.
+        width = min(int(counts.max()), REFINE_WIDTH)
+        if width >= k:
+            place = np.arange(len(at)) - bounds[rows]
+            inside = place < width
+            first = np.zeros((q, width))
+            first[rows[inside], place[inside]] = values[inside]
+            floor = np.fmax(floor, np.partition(first, width - k, axis=1)[:, width - k])
+            kept = values >= floor[rows]
+            at, rows, values = at[kept], rows[kept], values[kept]
+    return _best_first(rows, indices[at], values, q, k)
+
+
+def _run_floor(data: np.ndarray, indptr: np.ndarray, lengths: np.ndarray, k: int) -> np.ndarray:
+    """Per CSR row, the ``k``-th largest maximum of its ``RUNS_PER_K * k`` runs of neighbouring
+    entries (rows no longer than that: the least positive float)."""
+    floor = np.full(len(lengths), POSITIVE)
     runs = RUNS_PER_K * k
     long = np.flatnonzero(lengths > runs)
     if len(long):
@@ -67,9 +130,7 @@ def top_sparse_rows(matrix: sp.csr_matrix, k: int) -> list[np.ndarray]:
         starts[:, -1] = np.minimum(starts[:, -1], len(data) - 1)
         maxima = np.maximum.reduceat(data, starts.ravel()).reshape(len(long), runs + 1)
         floor[long] = np.fmax(floor[long], _kth_largest(maxima[:, :runs], k))
-    at = np.flatnonzero(data >= np.repeat(floor, lengths))
-    rows = np.searchsorted(indptr, at, side="right") - 1
-    return _best_first(rows, matrix.indices[at], data[at], q, k)
+    return floor
 
 
 def _kth_largest(values: np.ndarray, k: int) -> np.ndarray:
@@ -97,5 +158,7 @@ def _best_first(
     counts = np.bincount(rows, minlength=q)
     first = np.cumsum(counts) - counts
     kept = cols[np.arange(len(rows)) - first[rows] < k]
+    if len(kept) == q * k:  # every row has k: one view per row of a q x k table
+        return list(kept.reshape(q, k))
     ends = np.cumsum(np.minimum(counts, k)).tolist()
     return [kept[a:b] for a, b in pairwise([0, *ends])]

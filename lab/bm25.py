@@ -17,10 +17,10 @@ import scipy.sparse as sp
 
 from .topk import top_csr
 
-try:  # SciPy's sparse product kernel, called with an output bound known beforehand
-    from scipy.sparse._sparsetools import csr_matmat
-except ImportError:  # pragma: no cover - a SciPy without it: its public product instead
-    csr_matmat = None
+try:  # SciPy's kernels for a sparse product (sized by us) and for writing it out dense
+    from scipy.sparse._sparsetools import csr_matmat, csr_todense
+except ImportError:  # a SciPy without them: its public product instead
+    csr_matmat = csr_todense = None
 
 K1 = 1.2
 TOP_BLOCK = 256  # queries scored at once by BM25.top
@@ -64,12 +64,14 @@ class BM25:
 
     def scores(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
         """Dense ``(len(queries), n_documents)`` BM25 scores."""
-        n = self.matrix.shape[0]
-        out = np.zeros((len(queries), n))
-        if len(queries):
+        q, n = len(queries), self.matrix.shape[0]
+        out = np.zeros((q, n))
+        if q:
             indptr, cols, values = self._product(*self._query_terms(queries))
-            rows = np.repeat(np.arange(len(queries)) * n, np.diff(indptr))
-            out.ravel()[rows + cols] = values
+            if csr_todense is not None:
+                csr_todense(q, n, indptr, cols, values, out)  # adds each entry to its 0
+            else:
+                out.ravel()[np.repeat(np.arange(q) * n, np.diff(indptr)) + cols] = values
         return out
 
     def top(self, queries: Sequence[Sequence[str]], k: int, block: int = TOP_BLOCK) -> list:
@@ -117,12 +119,13 @@ class BM25:
         by_term = self._by_term
         q, n = len(indptr) - 1, by_term.shape[1]
         bound = int(self._postings[terms].sum())
-        if csr_matmat is None or bound > np.iinfo(by_term.indices.dtype).max:
+        index = by_term.indices.dtype
+        if csr_matmat is None or by_term.indptr.dtype != index or bound > np.iinfo(index).max:
             query = sp.csr_matrix((counts, terms, indptr), shape=(q, by_term.shape[0]))
             product = query @ by_term
             return product.indptr, product.indices, product.data
-        out_indptr = np.empty(q + 1, dtype=by_term.indices.dtype)
-        out_indices = np.empty(bound, dtype=by_term.indices.dtype)
+        out_indptr = np.empty(q + 1, dtype=index)
+        out_indices = np.empty(bound, dtype=index)
         out_data = np.empty(bound)
         csr_matmat(q, n, indptr, terms, counts, by_term.indptr, by_term.indices, by_term.data,
                    out_indptr, out_indices, out_data)  # fmt: skip

@@ -2,12 +2,12 @@
 
 Many rows are served without sorting them. Each row gets a floor, a lower bound on its ``k``-th
 best score: the ``k``-th largest of any ``k`` or more of its entries is one. Dense rows are cut
-into ``RUNS_PER_K * k`` interleaved runs (every ``RUNS_PER_K * k``-th entry) and the ``k``-th
-largest run maximum is the floor (those ``k`` maxima are ``k`` distinct entries); only runs whose
-maximum reaches the floor are searched. Sparse rows take the caller's floor when it has one
-(BM25 knows one from its terms) or the runs' one, and a second floor from the first
-``REFINE_WIDTH`` entries at or above the first. Only the entries at or above the floor (a few
-more than ``k``) are sorted, by score, then index.
+into ``RUNS_PER_K * k`` (at least ``DENSE_RUNS``) interleaved runs, every so many-th entry, and
+the ``k``-th largest run maximum is the floor (those ``k`` maxima are ``k`` distinct entries);
+only the runs whose maximum reaches the floor are searched. Sparse rows take the caller's floor
+when it has one (BM25 knows one from its terms) or the runs' one, and a second floor from the
+first ``REFINE_WIDTH`` entries at or above the first. Only the entries at or above the floor (a
+few more than ``k``) are sorted, by score, then index.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
     cut = runs * width
     step = scores.strides
     interleaved = as_strided(scores, (q, width, runs), (step[0], runs * step[1], step[1]), False)
-    maxima = interleaved.max(axis=1)
+    maxima = np.fmax.reduce(interleaved, axis=1)  # NaN is no score: fmax passes over it
     floor = np.fmax(POSITIVE, _kth_largest(maxima, k))
     hit_row, hit_run = np.nonzero(maxima >= floor[:, None])
     hit = interleaved[hit_row, :, hit_run]  # one row per run reaching its floor
@@ -157,8 +157,15 @@ def _best_first(
     rows, cols = rows[order], cols[order].astype(np.int64)
     counts = np.bincount(rows, minlength=q)
     first = np.cumsum(counts) - counts
-    kept = cols[np.arange(len(rows)) - first[rows] < k]
-    if len(kept) == q * k:  # every row has k: one view per row of a q x k table
-        return list(kept.reshape(q, k))
-    ends = np.cumsum(np.minimum(counts, k)).tolist()
-    return [kept[a:b] for a, b in pairwise([0, *ends])]
+    place = np.arange(len(rows)) - first[rows]
+    kept = place < k
+    if q * k > 2 * len(rows):  # most rows short of k entries: a slice of the kept ones each
+        ends = np.cumsum(np.minimum(counts, k)).tolist()
+        return [cols[kept][a:b] for a, b in pairwise([0, *ends])]
+    # One view per row of a q x k table, cut short for a row with fewer than k entries.
+    table = np.empty((q, k), dtype=np.int64)
+    table[rows[kept], place[kept]] = cols[kept]
+    out = list(table)
+    for row in np.flatnonzero(counts < k).tolist():
+        out[row] = out[row][: counts[row]]
+    return out

@@ -2,12 +2,11 @@
 
 Many rows are served without sorting them. Each row gets a floor, a lower bound on its ``k``-th
 best score: the ``k``-th largest of any ``k`` or more of its entries is one. Dense rows are cut
-into ``RUNS_PER_K * k`` (at least ``DENSE_RUNS``) interleaved runs, every so many-th entry, and
-the ``k``-th largest run maximum is the floor (those ``k`` maxima are ``k`` distinct entries);
-only the runs whose maximum reaches the floor are searched. Sparse rows take the caller's floor
-when it has one (BM25 knows one from its terms) or the runs' one, and a second floor from the
-first ``REFINE_WIDTH`` entries at or above the first. Only the entries at or above the floor (a
-few more than ``k``) are sorted, by score, then index.
+into ``RUNS_PER_K * k`` runs of neighbouring entries and the ``k``-th largest run maximum is the
+floor (those ``k`` maxima are ``k`` distinct entries). Sparse rows take the caller's floor when
+it has one (BM25 knows one from its terms) or the runs' one, and then a second floor from the
+first ``REFINE_WIDTH`` entries at or above the first when many are left. Only the entries at or
+above the floor (a few more than ``k``) are sorted, by score, then index.
 """
 
 from __future__ import annotations
@@ -16,10 +15,8 @@ from itertools import pairwise
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.lib.stride_tricks import as_strided
 
 RUNS_PER_K = 4  # runs per row for the floor: more runs, a higher floor, a longer first pass
-DENSE_RUNS = 64  # at least this many runs per dense row: each pass of the maxima is that long
 REFINE_WIDTH = 64  # entries per row a second floor is taken from (sparse rows)
 REFINE_OVER = 2  # take a second floor when more than this many times k entries per row are left
 POSITIVE = np.nextafter(0.0, 1.0)  # the least positive float: score >= POSITIVE is score > 0
@@ -45,32 +42,15 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
     q, n = scores.shape
     if k <= 0 or q == 0 or n == 0:
         return [np.zeros(0, dtype=np.int64) for _ in range(q)]
-    scores = np.ascontiguousarray(scores)
-    runs = max(RUNS_PER_K * k, DENSE_RUNS)
-    if n <= runs:
-        at = np.flatnonzero(scores >= POSITIVE)
-        return _best_first(at // n, at % n, scores.ravel()[at], q, k)
-    # Run j of a row: its columns j, j + runs, j + 2 runs, ... below ``cut`` (a floor from
-    # some of a row's entries is still a floor; interleaved runs make the maxima one pass of
-    # elementwise maxima); the last few columns are searched apart.
-    width = n // runs
-    cut = runs * width
-    step = scores.strides
-    interleaved = as_strided(scores, (q, width, runs), (step[0], runs * step[1], step[1]), False)
-    maxima = np.fmax.reduce(interleaved, axis=1)  # NaN is no score: fmax passes over it
-    floor = np.fmax(POSITIVE, _kth_largest(maxima, k))
-    hit_row, hit_run = np.nonzero(maxima >= floor[:, None])
-    hit = interleaved[hit_row, :, hit_run]  # one row per run reaching its floor
-    at = np.flatnonzero(hit >= floor[hit_row, None])
-    rows, cols = hit_row[at // width], hit_run[at // width] + at % width * runs
-    values = hit.ravel()[at]
-    if cut < n:
-        rest = scores[:, cut:]
-        at = np.flatnonzero(rest >= floor[:, None])
-        rows = np.concatenate((rows, at // (n - cut)))
-        cols = np.concatenate((cols, cut + at % (n - cut)))
-        values = np.concatenate((values, rest.ravel()[at]))
-    return _best_first(rows, cols, values, q, k)
+    flat = np.ascontiguousarray(scores).ravel()
+    floor = np.full(q, POSITIVE)
+    runs = RUNS_PER_K * k
+    if n > runs:
+        starts = (np.arange(q) * n)[:, None] + np.arange(runs) * n // runs
+        maxima = np.maximum.reduceat(flat, starts.ravel()).reshape(q, runs)
+        floor = np.fmax(floor, _kth_largest(maxima, k))
+    at = np.flatnonzero(scores >= floor[:, None])
+    return _best_first(at // n, at % n, flat[at], q, k)
 
 
 def top_sparse_rows(

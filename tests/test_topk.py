@@ -116,9 +116,9 @@ def test_bm25_top_is_a_full_sort_of_its_scores(documents, queries, k, block):
 @given(tied_matrices(max_rows=4, max_cols=700), st.integers(1, 40), st.booleans())
 @example(np.tile(np.r_[np.zeros(64), 1.0], (2, 10))[:, :650], 5, False)  # every 65th entry
 @example(np.tile(np.arange(1000.0) % 7, (3, 1)), 20, True)  # ties run over the tail columns
-def test_wide_rows_match_a_full_sort_through_interleaved_runs(scores, k, transposed):
-    # Rows wider than their runs: a floor from interleaved runs, the columns past the last whole
-    # run searched apart; a transposed (not C-ordered) matrix is read the same.
+def test_wide_rows_match_a_full_sort(scores, k, transposed):
+    # Rows many times wider than their runs, ties across run ends; a transposed (not C-ordered)
+    # matrix is read the same.
     if transposed:
         scores = np.ascontiguousarray(scores.T).T
     expected = [full_sort(row.tolist(), k) for row in scores]

@@ -57,11 +57,6 @@ class BM25:
         self.matrix = sp.csr_matrix((weights, (rows, cols)), shape=(n_docs, n_terms))
         self._by_term = self.matrix.T.tocsr()  # terms x documents, for scoring queries
 
-    def query_matrix(self, queries: Sequence[Sequence[str]]) -> sp.csr_matrix:
-        """Queries x vocabulary term counts; unknown terms are dropped."""
-        indptr, terms, counts = self._query_terms(queries)
-        return sp.csr_matrix((counts, terms, indptr), shape=(len(queries), len(self.vocab)))
-
     def scores(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
         """Dense ``(len(queries), n_documents)`` BM25 scores."""
         q, n = len(queries), self.matrix.shape[0]
@@ -127,8 +122,8 @@ class BM25:
         out_indptr = np.empty(q + 1, dtype=index)
         out_indices = np.empty(bound, dtype=index)
         out_data = np.empty(bound)
-        csr_matmat(q, n, indptr, terms, counts, by_term.indptr, by_term.indices, by_term.data,
-                   out_indptr, out_indices, out_data)  # fmt: skip
+        arguments = (indptr, terms, counts, by_term.indptr, by_term.indices, by_term.data)
+        csr_matmat(q, n, *arguments, out_indptr, out_indices, out_data)
         nnz = int(out_indptr[-1])
         return out_indptr, out_indices[:nnz], out_data[:nnz]
 

@@ -9,12 +9,18 @@ with ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``. Query terms count o
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from itertools import accumulate, chain, pairwise, repeat
 
 import numpy as np
 import scipy.sparse as sp
 
-from .topk import top_sparse_rows
+from .topk import top_csr
+
+try:  # SciPy's kernels for a sparse product (sized by us) and for writing it out dense
+    from scipy.sparse._sparsetools import csr_matmat, csr_todense
+except ImportError:  # a SciPy without them: its public product instead
+    csr_matmat = csr_todense = None
 
 K1 = 1.2
 TOP_BLOCK = 256  # queries scored at once by BM25.top
@@ -51,28 +57,91 @@ class BM25:
         self.matrix = sp.csr_matrix((weights, (rows, cols)), shape=(n_docs, n_terms))
         self._by_term = self.matrix.T.tocsr()  # terms x documents, for scoring queries
 
-    def query_matrix(self, queries: Sequence[Sequence[str]]) -> sp.csr_matrix:
-        """Queries x vocabulary term counts; unknown terms are dropped."""
-        flat = list(chain.from_iterable(queries))
-        terms = np.fromiter(map(self.vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
-        rows = np.repeat(np.arange(len(queries)), [len(tokens) for tokens in queries])
-        known = terms >= 0
-        data = np.ones(int(known.sum()))
-        shape = (len(queries), len(self.vocab))
-        return sp.csr_matrix((data, (rows[known], terms[known])), shape=shape)
-
     def scores(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
         """Dense ``(len(queries), n_documents)`` BM25 scores."""
-        if not len(queries):
-            return np.zeros((0, self.matrix.shape[0]))
-        return (self.query_matrix(queries) @ self._by_term).toarray()
+        q, n = len(queries), self.matrix.shape[0]
+        out = np.zeros((q, n))
+        if q:
+            indptr, cols, values = self._product(*self._query_terms(queries))
+            if csr_todense is not None:
+                csr_todense(q, n, indptr, cols, values, out)  # adds each entry to its 0
+            else:
+                out.ravel()[np.repeat(np.arange(q) * n, np.diff(indptr)) + cols] = values
+        return out
 
     def top(self, queries: Sequence[Sequence[str]], k: int, block: int = TOP_BLOCK) -> list:
         """For each query, the indices of its ``k`` best-scoring documents (positive scores only),
         best first, ties in document order: ``top(row, k)`` of each row of ``scores``, found
         ``block`` queries at a time from the sparse scores (never made dense)."""
+        indptr, terms, counts = self._query_terms(queries)
+        if k <= 0 or not len(terms):
+            return [np.zeros(0, dtype=np.int64) for _ in range(len(queries))]
+        # A floor for each query's k-th best score: a term with k or more documents gives each
+        # of them at least its count times its k-th largest weight (the other terms add to it).
+        floors = np.zeros(len(queries))
+        rows = np.repeat(np.arange(len(queries)), np.diff(indptr))
+        np.maximum.at(floors, rows, counts * self._kth_weight(k)[terms])
         out: list[np.ndarray] = []
         for start in range(0, len(queries), block):
-            batch = self.query_matrix(queries[start : start + block])
-            out += top_sparse_rows(batch @ self._by_term, k)
+            stop = min(start + block, len(queries))
+            a, b = indptr[start], indptr[stop]
+            part = self._product(indptr[start : stop + 1] - a, terms[a:b], counts[a:b])
+            out += top_csr(*part, k, floors[start:stop])
         return out
+
+    def _query_terms(
+        self, queries: Sequence[Sequence[str]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The queries as CSR arrays over the vocabulary: per query, its known terms in id order
+        with their counts (as floats), as ``scipy.sparse`` would build them."""
+        flat = list(chain.from_iterable(queries))
+        terms = np.fromiter(map(self.vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        rows = np.repeat(np.arange(len(queries)), [len(tokens) for tokens in queries])
+        known = terms >= 0
+        n_terms = max(len(self.vocab), 1)
+        keys, counts = np.unique(rows[known] * n_terms + terms[known], return_counts=True)
+        rows = keys // n_terms
+        indptr = np.searchsorted(rows, np.arange(len(queries) + 1))
+        index = self._by_term.indices.dtype
+        return indptr.astype(index), (keys - rows * n_terms).astype(index), counts.astype(float)
+
+    def _product(
+        self, indptr: np.ndarray, terms: np.ndarray, counts: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The CSR arrays of queries (given as CSR arrays) times the terms x documents weights:
+        SciPy's own product (same sums in the same order), given as its output size the sum of
+        the terms' posting lengths instead of counting it exactly first."""
+        by_term = self._by_term
+        q, n = len(indptr) - 1, by_term.shape[1]
+        bound = int(self._postings[terms].sum())
+        index = by_term.indices.dtype
+        if csr_matmat is None or by_term.indptr.dtype != index or bound > np.iinfo(index).max:
+            query = sp.csr_matrix((counts, terms, indptr), shape=(q, by_term.shape[0]))
+            product = query @ by_term
+            return product.indptr, product.indices, product.data
+        out_indptr = np.empty(q + 1, dtype=index)
+        out_indices = np.empty(bound, dtype=index)
+        out_data = np.empty(bound)
+        arguments = (indptr, terms, counts, by_term.indptr, by_term.indices, by_term.data)
+        csr_matmat(q, n, *arguments, out_indptr, out_indices, out_data)
+        nnz = int(out_indptr[-1])
+        return out_indptr, out_indices[:nnz], out_data[:nnz]
+
+    @cached_property
+    def _postings(self) -> np.ndarray:
+        """Per term, how many documents hold it."""
+        return np.diff(self._by_term.indptr)
+
+    @cached_property
+    def _weights_descending(self) -> np.ndarray:
+        """Each term's weights (the rows of ``_by_term``), largest first within the term."""
+        by_term = self._by_term
+        term = np.repeat(np.arange(by_term.shape[0]), self._postings)
+        return by_term.data[np.lexsort((-by_term.data, term))]
+
+    def _kth_weight(self, k: int) -> np.ndarray:
+        """Per term, its ``k``-th largest weight (0 for a term in fewer than ``k`` documents)."""
+        kth = np.zeros(self._by_term.shape[0])
+        enough = self._postings >= k
+        kth[enough] = self._weights_descending[self._by_term.indptr[:-1][enough] + k - 1]
+        return kth

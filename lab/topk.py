@@ -1,9 +1,12 @@
 """The best ``k`` positive scores of a row, or of many rows at once: ties in index order.
 
-Many rows are served without sorting them. Each row is cut into ``RUNS_PER_K * k`` runs of
-neighbouring entries and the ``k``-th largest run maximum is taken as the row's floor: those ``k``
-maxima are ``k`` distinct entries, so the row's ``k``-th best score is at least the floor, and
-only the entries at or above it (a few more than ``k``) are sorted, by score, then index.
+Many rows are served without sorting them. Each row gets a floor, a lower bound on its ``k``-th
+best score: the ``k``-th largest of any ``k`` or more of its entries is one. Dense rows are cut
+into ``RUNS_PER_K * k`` runs of neighbouring entries and the ``k``-th largest run maximum is the
+floor (those ``k`` maxima are ``k`` distinct entries). Sparse rows take the caller's floor when
+it has one (BM25 knows one from its terms) or the runs' one, and then a second floor from the
+first ``REFINE_WIDTH`` entries at or above the first when many are left. Only the entries at or
+above the floor (a few more than ``k``) are sorted, by score, then index.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 
 RUNS_PER_K = 4  # runs per row for the floor: more runs, a higher floor, a longer first pass
+REFINE_WIDTH = 64  # entries per row a second floor is taken from (sparse rows)
+REFINE_OVER = 2  # take a second floor when more than this many times k entries per row are left
 POSITIVE = np.nextafter(0.0, 1.0)  # the least positive float: score >= POSITIVE is score > 0
 
 
@@ -48,15 +53,53 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
     return _best_first(at // n, at % n, flat[at], q, k)
 
 
-def top_sparse_rows(matrix: sp.csr_matrix, k: int) -> list[np.ndarray]:
+def top_sparse_rows(
+    matrix: sp.csr_matrix, k: int, floor: np.ndarray | None = None
+) -> list[np.ndarray]:
     """``top(row, k)`` for every row of a sparse matrix (absent entries score 0; no entry stored
-    twice, in any column order), without making it dense."""
-    q = matrix.shape[0]
-    if k <= 0 or q == 0:
-        return [np.zeros(0, dtype=np.int64) for _ in range(q)]
-    data, indptr = matrix.data, matrix.indptr
+    twice, in any column order), without making it dense. ``floor``, if given, holds per row a
+    lower bound the caller knows for the row's ``k``-th best score."""
+    return top_csr(matrix.indptr, matrix.indices, matrix.data, k, floor)
+
+
+def top_csr(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    k: int,
+    floor: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """``top_sparse_rows`` of the CSR arrays ``indptr``, ``indices``, ``data``."""
+    q = len(indptr) - 1
+    if k <= 0 or q <= 0:
+        return [np.zeros(0, dtype=np.int64) for _ in range(max(q, 0))]
     lengths = np.diff(indptr)
-    floor = np.full(q, POSITIVE)
+    if floor is None:
+        floor = _run_floor(data, indptr, lengths, k)
+    floor = np.fmax(floor, POSITIVE)
+    at = np.flatnonzero(data >= np.repeat(floor, lengths))
+    bounds = np.searchsorted(at, indptr)  # row r's entries left: at[bounds[r]:bounds[r + 1]]
+    counts = np.diff(bounds)
+    rows = np.repeat(np.arange(q), counts)
+    values = data[at]
+    if len(at) > REFINE_OVER * k * q:
+        # A second floor: the k-th largest of each row's first REFINE_WIDTH entries left.
+        width = min(int(counts.max()), REFINE_WIDTH)
+        if width >= k:
+            place = np.arange(len(at)) - bounds[rows]
+            inside = place < width
+            first = np.zeros((q, width))
+            first[rows[inside], place[inside]] = values[inside]
+            floor = np.fmax(floor, np.partition(first, width - k, axis=1)[:, width - k])
+            kept = values >= floor[rows]
+            at, rows, values = at[kept], rows[kept], values[kept]
+    return _best_first(rows, indices[at], values, q, k)
+
+
+def _run_floor(data: np.ndarray, indptr: np.ndarray, lengths: np.ndarray, k: int) -> np.ndarray:
+    """Per CSR row, the ``k``-th largest maximum of its ``RUNS_PER_K * k`` runs of neighbouring
+    entries (rows no longer than that: the least positive float)."""
+    floor = np.full(len(lengths), POSITIVE)
     runs = RUNS_PER_K * k
     long = np.flatnonzero(lengths > runs)
     if len(long):
@@ -67,9 +110,7 @@ def top_sparse_rows(matrix: sp.csr_matrix, k: int) -> list[np.ndarray]:
         starts[:, -1] = np.minimum(starts[:, -1], len(data) - 1)
         maxima = np.maximum.reduceat(data, starts.ravel()).reshape(len(long), runs + 1)
         floor[long] = np.fmax(floor[long], _kth_largest(maxima[:, :runs], k))
-    at = np.flatnonzero(data >= np.repeat(floor, lengths))
-    rows = np.searchsorted(indptr, at, side="right") - 1
-    return _best_first(rows, matrix.indices[at], data[at], q, k)
+    return floor
 
 
 def _kth_largest(values: np.ndarray, k: int) -> np.ndarray:
@@ -96,6 +137,15 @@ def _best_first(
     rows, cols = rows[order], cols[order].astype(np.int64)
     counts = np.bincount(rows, minlength=q)
     first = np.cumsum(counts) - counts
-    kept = cols[np.arange(len(rows)) - first[rows] < k]
-    ends = np.cumsum(np.minimum(counts, k)).tolist()
-    return [kept[a:b] for a, b in pairwise([0, *ends])]
+    place = np.arange(len(rows)) - first[rows]
+    kept = place < k
+    if q * k > 2 * len(rows):  # most rows short of k entries: a slice of the kept ones each
+        ends = np.cumsum(np.minimum(counts, k)).tolist()
+        return [cols[kept][a:b] for a, b in pairwise([0, *ends])]
+    # One view per row of a q x k table, cut short for a row with fewer than k entries.
+    table = np.empty((q, k), dtype=np.int64)
+    table[rows[kept], place[kept]] = cols[kept]
+    out = list(table)
+    for row in np.flatnonzero(counts < k).tolist():
+        out[row] = out[row][: counts[row]]
+    return out

@@ -111,3 +111,38 @@ def test_bm25_top_is_a_full_sort_of_its_scores(documents, queries, k, block):
     scores = bm25.scores(queries)
     expected = [full_sort(row.tolist(), k) for row in scores]
     assert [t.tolist() for t in bm25.top(queries, k, block)] == expected
+
+
+@given(tied_matrices(max_rows=4, max_cols=700), st.integers(1, 40), st.booleans())
+@example(np.tile(np.r_[np.zeros(64), 1.0], (2, 10))[:, :650], 5, False)  # every 65th entry
+@example(np.tile(np.arange(1000.0) % 7, (3, 1)), 20, True)  # ties run over the tail columns
+def test_wide_rows_match_a_full_sort(scores, k, transposed):
+    # Rows many times wider than their runs, ties across run ends; a transposed (not C-ordered)
+    # matrix is read the same.
+    if transposed:
+        scores = np.ascontiguousarray(scores.T).T
+    expected = [full_sort(row.tolist(), k) for row in scores]
+    assert [t.tolist() for t in top_rows(scores, k)] == expected
+
+
+@given(sparse_rows(), st.integers(1, 30), st.sampled_from(["exact", "below", "positive"]))
+def test_top_sparse_rows_with_a_callers_floor(matrix_and_dense, k, kind):
+    # The floor a caller knows may be the k-th best score itself (ties at it kept), lower, or
+    # none at all (a row's entries below it never matter).
+    matrix, dense = matrix_and_dense
+    expected = [full_sort(row.tolist(), k) for row in dense]
+    kth = np.array([dense[i, e[-1]] if len(e) == k else 0.0 for i, e in enumerate(expected)])
+    floor = {"exact": kth, "below": kth / 2, "positive": np.zeros(len(kth))}[kind]
+    assert [t.tolist() for t in top_sparse_rows(matrix, k, floor)] == expected
+
+
+def test_long_sparse_rows_take_a_second_floor_from_their_first_entries():
+    # 300 entries per row, 3 rows, all above the caller's floor of 0: the second floor comes
+    # from the first 64 left and the best 5 survive it, ties at 2.0 in column order.
+    rng = np.random.default_rng(7)
+    dense = rng.choice([0.5, 1.0, 2.0], size=(3, 300))
+    dense[1, [250, 10, 299]] = [9.0, 9.0, 8.0]
+    matrix = sp.csr_matrix(dense)
+    expected = [full_sort(row.tolist(), 5) for row in dense]
+    assert expected[1] == [10, 250, 299, *expected[1][3:]]
+    assert [t.tolist() for t in top_sparse_rows(matrix, 5, np.zeros(3))] == expected

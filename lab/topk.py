@@ -14,7 +14,6 @@ from __future__ import annotations
 from itertools import pairwise
 
 import numpy as np
-import scipy.sparse as sp
 
 RUNS_PER_K = 4  # runs per row for the floor: more runs, a higher floor, a longer first pass
 REFINE_WIDTH = 64  # entries per row a second floor is taken from (sparse rows)
@@ -53,15 +52,6 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
     return _best_first(at // n, at % n, flat[at], q, k)
 
 
-def top_sparse_rows(
-    matrix: sp.csr_matrix, k: int, floor: np.ndarray | None = None
-) -> list[np.ndarray]:
-    """``top(row, k)`` for every row of a sparse matrix (absent entries score 0; no entry stored
-    twice, in any column order), without making it dense. ``floor``, if given, holds per row a
-    lower bound the caller knows for the row's ``k``-th best score."""
-    return top_csr(matrix.indptr, matrix.indices, matrix.data, k, floor)
-
-
 def top_csr(
     indptr: np.ndarray,
     indices: np.ndarray,
@@ -69,7 +59,10 @@ def top_csr(
     k: int,
     floor: np.ndarray | None = None,
 ) -> list[np.ndarray]:
-    """``top_sparse_rows`` of the CSR arrays ``indptr``, ``indices``, ``data``."""
+    """``top(row, k)`` for every row of a sparse matrix given as its CSR arrays ``indptr``,
+    ``indices``, ``data`` (absent entries score 0; no entry stored twice, in any column order),
+    without making it dense. ``floor``, if given, holds per row a lower bound the caller knows
+    for the row's ``k``-th best score."""
     q = len(indptr) - 1
     if k <= 0 or q <= 0:
         return [np.zeros(0, dtype=np.int64) for _ in range(max(q, 0))]

@@ -7,7 +7,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from lab.bm25 import BM25
-from lab.topk import _best_first, top, top_rows, top_sparse_rows
+from lab.topk import _best_first, top, top_csr, top_rows
+
+
+def top_sparse_rows(matrix, k, floor=None):
+    """``top_csr`` of a scipy CSR matrix."""
+    return top_csr(matrix.indptr, matrix.indices, matrix.data, k, floor)
+
 
 # Few distinct values, zeros and negatives among them: most rows have ties at the cut.
 TIED_VALUES = [-1.5, 0.0, 0.0, 0.0, 0.25, 0.5, 0.5, 1.0, 2.0, 3.0, np.inf]

@@ -18,6 +18,8 @@ from functools import cached_property
 from itertools import accumulate, chain, pairwise, repeat
 from typing import NamedTuple
 
+import numpy as np
+
 from .gc_pause import gc_paused
 from .text import tokenize, tokenize_many
 
@@ -311,6 +313,27 @@ def _is_short_title(rest: str) -> bool:
     )
 
 
+def _sentences(
+    text: str, breaks: Breaks, first: int, stop: int, cursor: int, begin: int
+) -> tuple[list[tuple[int, int]], int]:
+    """The sentences that breaks ``first..stop-1`` end, but at an abbreviation's period, as
+    ``(start, end)``; and where the text after the last one starts."""
+    dots, stops, afters, _ = breaks
+    spans = []
+    for j in range(first, stop):
+        dot = dots[j]
+        if text[dot - 2 : dot].lower() in _ABBREVIATION_TAILS:
+            word_start = text.rfind(" ", cursor, dot) + 1
+            word_start = max(word_start, text.rfind("\n", cursor, dot) + 1, cursor)
+            word = text[word_start : dot + 1].lower().lstrip("(\"'\u201c")
+            if word in ABBREVIATIONS:
+                continue
+        # Ends with punctuation, starts after whitespace: nothing to trim.
+        spans.append((begin, stops[j]))
+        cursor, begin = stops[j], afters[j]
+    return spans, cursor
+
+
 class UnitBuilder:
     """Collects the units, headings and tables of ``text`` as a reader of its format finds them;
     :meth:`document` then works out provisions, paths and references. Markdown is read by
@@ -372,26 +395,9 @@ class UnitBuilder:
                 units.extend(zip(begins, stops[first:stop], repeat("sentence"), repeat(block)))
                 cursor = stops[stop - 1]
             else:
-                cursor = self.add_sentences(breaks, first, stop, cursor, begin)
+                spans, cursor = _sentences(text, breaks, first, stop, cursor, begin)
+                units.extend((a, b, "sentence", block) for a, b in spans)
         self.add(cursor, end, "sentence")
-
-    def add_sentences(self, breaks: Breaks, first: int, stop: int, cursor: int, begin: int) -> int:
-        """Add the sentences that breaks ``first..stop-1`` end, but at an abbreviation's period;
-        returns where the text after the last one starts."""
-        text, units, block = self.text, self.units, self.block
-        dots, stops, afters, _ = breaks
-        for j in range(first, stop):
-            dot = dots[j]
-            if text[dot - 2 : dot].lower() in _ABBREVIATION_TAILS:
-                word_start = text.rfind(" ", cursor, dot) + 1
-                word_start = max(word_start, text.rfind("\n", cursor, dot) + 1, cursor)
-                word = text[word_start : dot + 1].lower().lstrip("(\"'\u201c")
-                if word in ABBREVIATIONS:
-                    continue
-            # Ends with punctuation, starts after whitespace: nothing to trim.
-            units.append((begin, stops[j], "sentence", block))
-            cursor, begin = stops[j], afters[j]
-        return cursor
 
     def add_row(self, start: int, end: int, cells: Sequence[tuple[int, int]]) -> None:
         """Add a table row with its cells' ranges; it continues the open table or starts one."""
@@ -447,15 +453,115 @@ class _Markdown(UnitBuilder):
     def __init__(self, text: str):
         super().__init__(text)
         self.breaks = _sentence_breaks(text, 0, len(text))
+        # Paragraphs read and not yet split into sentences: ``(start, end, skip, block, units
+        # added before it)``. :meth:`split_prose` splits them all at once, at the end.
+        self.prose: list[tuple[int, int, int, int, int]] = []
+        self.heading_clock: dict[int, int] = {}  # a heading's unit index: paragraphs before it
 
-    def sentence_breaks(self, start: int, end: int) -> tuple[Breaks, int, int]:
+    def add_prose(self, start: int, end: int, skip: int = 0) -> None:
+        self.block += 1
+        self.prose.append((start, end, skip, self.block, len(self.units)))
+
+    def add_heading(self, start: int, end: int, level: int, title: str) -> None:
+        self.heading_clock[len(self.units)] = len(self.prose)
+        super().add_heading(start, end, level, title)
+
+    def split_prose(self) -> None:
+        """Split the paragraphs read into sentences, as :meth:`UnitBuilder.add_prose` would
+        one by one, and put their units among the others, renumbering headings and rows."""
+        if not self.prose:
+            return
+        text = self.text
+        breaks = self.breaks
+        starts, ends, skips, blocks, before = np.array(self.prose, dtype=np.int64).T
         # Prose starts after whitespace (a line break, or the blanks after a list marker or a
         # heading's number) and ends before a line break, so no break of the whole text
         # straddles its start, and those inside it are the ones a search of it alone finds
         # (the last may differ when it reaches the end, where ``add_prose`` reads none).
-        dots = self.breaks.dots
-        first = bisect_left(dots, start)
-        return self.breaks, first, bisect_left(dots, end, first)
+        dots, stops, afters, maybe = (np.array(c, dtype=np.int64) for c in breaks)
+        first = np.searchsorted(dots, starts + skips)
+        stop = np.searchsorted(dots, ends)
+        # A break that reaches the paragraph's end ends nothing.
+        stop = np.minimum(np.maximum(np.searchsorted(stops, ends), first), stop)
+        slow = np.searchsorted(maybe, stop) > np.searchsorted(maybe, first)  # abbreviations?
+        begin = [
+            s if s >= e or not text[s].isspace() else _skip_space(text, s, e)
+            for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
+        ]
+        count = np.where(slow, 0, stop - first)  # sentences that breaks end, without a check
+        # The rest of a paragraph after its last sentence starts at the first non-space.
+        after_last = afters[np.maximum(stop - 1, 0)] if len(afters) else stop
+        rest = np.where(count > 0, after_last, begin)
+        has_rest = ~slow & (rest < ends)
+        slow_spans = {}
+        for i in np.flatnonzero(slow).tolist():
+            b, s, e = begin[i], int(starts[i]), int(ends[i])
+            spans, cursor = _sentences(text, breaks, int(first[i]), int(stop[i]), s, b)
+            spans += [_trim(text, cursor, e)]
+            slow_spans[i] = [(a, z) for a, z in spans if a < z]
+        sizes = count + has_rest
+        sizes[slow] = [len(slow_spans[i]) for i in np.flatnonzero(slow).tolist()]
+        prose_before = np.concatenate(([0], np.cumsum(sizes)))
+        at = before + prose_before[:-1]  # where each paragraph's units start
+
+        fixed = self.units
+        n_fixed = len(fixed)
+        total = n_fixed + int(prose_before[-1])
+        new_starts = np.empty(total, dtype=np.int64)
+        new_ends = np.empty(total, dtype=np.int64)
+        new_blocks = np.empty(total, dtype=np.int64)
+        kinds = np.full(total, "sentence", dtype=object)
+        # A unit added after ``k`` paragraphs moves on by their units.
+        fixed_at = (
+            np.arange(n_fixed) + prose_before[np.searchsorted(before, np.arange(n_fixed), "right")]
+        )
+        if fixed:
+            f_starts, f_ends, f_kinds, f_blocks = zip(*fixed, strict=True)
+            new_starts[fixed_at], new_ends[fixed_at] = f_starts, f_ends
+            new_blocks[fixed_at], kinds[fixed_at] = f_blocks, f_kinds
+        # Sentences the breaks end: the first from the paragraph's first non-space, each next
+        # from the whitespace after the one before.
+        para = np.repeat(np.arange(len(count)), count)
+        k = np.arange(len(para)) - np.repeat(np.cumsum(count) - count, count)
+        j = first[para] + k
+        where = at[para] + k
+        new_starts[where] = np.where(k == 0, np.asarray(begin, dtype=np.int64)[para], afters[j - 1])
+        new_ends[where] = stops[j]
+        new_blocks[where] = blocks[para]
+        tails = np.flatnonzero(has_rest)
+        where = at[tails] + count[tails]
+        new_starts[where] = rest[tails]
+        new_ends[where] = [
+            _trim(text, r, e)[1]
+            for r, e in zip(rest[tails].tolist(), ends[tails].tolist(), strict=True)
+        ]
+        new_blocks[where] = blocks[tails]
+        for i, spans in slow_spans.items():
+            for offset, (a, z) in enumerate(spans):
+                new_starts[at[i] + offset], new_ends[at[i] + offset] = a, z
+            new_blocks[at[i] : at[i] + len(spans)] = blocks[i]
+
+        self.units = list(
+            zip(
+                new_starts.tolist(),
+                new_ends.tolist(),
+                kinds.tolist(),
+                new_blocks.tolist(),
+                strict=True,
+            )
+        )
+        clock = self.heading_clock
+        cum = prose_before.tolist()
+        self.headings = {k + cum[clock[k]]: h for k, h in self.headings.items()}
+        moved = fixed_at.tolist()
+        self.tables = [
+            (
+                None if header is None else TableRow(moved[header.unit], header.cells),
+                [TableRow(moved[row.unit], row.cells) for row in rows],
+            )
+            for header, rows in self.tables
+        ]
+        self.prose = []
 
     def numbered_heading(
         self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
@@ -596,6 +702,7 @@ class _Markdown(UnitBuilder):
         flush()
         if fence is not None:
             self.add_block(fence_start, len(text), "code")
+        self.split_prose()
 
 
 def _split_title(headings: dict[int, Heading]) -> tuple[str | None, int | None]:
@@ -637,6 +744,13 @@ def _cells(text: str, start: int, end: int) -> tuple[tuple[int, int], ...]:
     if pieces and pieces[-1][0] == pieces[-1][1]:
         pieces = pieces[:-1]
     return tuple(pieces)
+
+
+def _skip_space(text: str, start: int, end: int) -> int:
+    """The first non-space of ``text[start:end]`` (``end`` when there is none)."""
+    while start < end and text[start].isspace():
+        start += 1
+    return start
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from lab.chunkers.recursive import split_units
 from lab.parse import (
     _REFERENCE,
     Breaks,
+    UnitBuilder,
     _Markdown,
     _reference_matches,
     _sentence_breaks,
@@ -55,7 +56,11 @@ def plain_breaks(text: str, start: int, end: int) -> Breaks:
 
 
 class ParagraphByParagraph(_Markdown):
-    """The markdown reader searching each paragraph alone for its sentence breaks."""
+    """The markdown reader splitting each paragraph into sentences as it reads it (not all
+    together at the end), searching each alone for its sentence breaks."""
+
+    add_prose = UnitBuilder.add_prose
+    add_heading = UnitBuilder.add_heading
 
     def sentence_breaks(self, start, end):
         breaks = plain_breaks(self.text, start, end)
@@ -78,7 +83,7 @@ def plain_tokenize(text: str) -> list[str]:
 def contents(doc):
     return (
         doc.title,
-        [astuple(u) for u in doc.units],
+        [tuple(u) for u in doc.units],
         [astuple(p) for p in doc.provisions],
         [astuple(r) for r in doc.references],
         doc.unit_starts,
@@ -120,6 +125,35 @@ def test_breaks_of_a_mixed_run_start_at_its_first_mark():
 @given(markdown_documents())
 def test_whole_text_breaks_parse_generated_markdown_as_each_paragraph_alone(text):
     assert_parsed_as_paragraph_by_paragraph(text)
+
+
+# Paragraphs split all together at the end land among headings, rows and code blocks as if each
+# had been split when read: these put every kind of unit between, before and after prose.
+EDGE_TEXTS = [
+    "",
+    "   ",
+    "# Only a heading",
+    "No break at all",
+    "Ends with a break.\n",
+    "One. Two.  ",
+    "One. Two.\t\n",
+    "   Indented para. Next one.\n\n- item one. item two\n- e.g. this. That.\n",
+    "Dr. Who met e.g. Mr. Smith. Then left.\n\n# H\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+    "Text e.g. here. More.",
+    "1. Scope. This applies.\n\n2. Terms\n\n### 2.1 Red zone\n\nSee Section 1. Done.",
+    "Title\n=====\n\nPara. Two.\n\n```\ncode. x\n```\nafter fence. x\n\n## B\nlast. ",
+    "| x |\ntext. more\n| y |\n\n```\nnever closed. a\n\nb.",
+]
+
+
+@pytest.mark.parametrize("text", EDGE_TEXTS)
+def test_prose_split_at_the_end_lands_where_it_was_read(text):
+    assert_parsed_as_paragraph_by_paragraph(text)
+
+
+def test_a_paragraph_ending_in_spaces_at_the_end_of_the_text_has_no_empty_rest():
+    text = "One. Two.  "
+    assert [text[u.start : u.end] for u in parse_document(text).units] == ["One.", "Two."]
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
+from operator import sub
 from typing import NamedTuple
 
 from ..parse import Document, Table, TableRow, Unit
@@ -292,21 +293,21 @@ def fit_units(doc: Document, size: int, whole: Collection[int] = ()) -> Fit:
     heading lines and the units ``whole`` names stay whole. The document itself comes back
     when every unit fits."""
     units = doc.units
-
-    def fits(u: int) -> bool:
-        unit = units[u]
-        return unit.end - unit.start <= size or unit.kind == "heading" or u in whole
-
-    if all(fits(u) for u in range(len(units))):
+    long = [u for u, n in enumerate(map(sub, doc.unit_ends, doc.unit_starts)) if n > size]
+    long = [u for u in long if units[u].kind != "heading" and u not in whole]
+    if not long:
         return Fit(doc, (), tuple(range(len(units) + 1)))
     pieces: list[Unit] = []
     first_piece: list[int] = []
     cuts: list[int] = []
-    for i, u in enumerate(units):
+    done = 0  # units before this one are placed
+    for i in long:
+        # Units that fit stay as they are, one piece each.
+        first_piece.extend(range(len(pieces), len(pieces) + i - done))
+        pieces.extend(units[done:i])
         first_piece.append(len(pieces))
-        if fits(i):
-            pieces.append(u)
-            continue
+        done = i + 1
+        u = units[i]
         start = u.start
         ends = split_long(doc.text, u.start, u.end, size, u.kind)
         for end in ends:
@@ -315,6 +316,8 @@ def fit_units(doc: Document, size: int, whole: Collection[int] = ()) -> Fit:
             while start < u.end and doc.text[start].isspace():
                 start += 1
         cuts.extend(ends[:-1])
+    first_piece.extend(range(len(pieces), len(pieces) + len(units) - done))
+    pieces.extend(units[done:])
     first_piece.append(len(pieces))
 
     def moved(p):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 
 from ..gc_pause import gc_paused
 from ..parse import Document, fast_constructor
@@ -51,23 +52,43 @@ _new_chunk = fast_constructor(Chunk)  # a document's chunks: thousands
 
 def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Provisions owning a unit that overlaps ``[start, end)``, in document order."""
-    first = doc.unit_at(start)
-    stop = bisect_left(doc.unit_starts, end)
-    if first < stop and doc.unit_ends[first] <= start:  # units after it start after ``start``
-        first += 1
-    touched = dict.fromkeys(doc.unit_provisions[first:stop])
-    touched.pop(-1, None)
-    return tuple(touched)
+    return _touched(doc, [(start, end)])[0]
+
+
+def _touched(doc: Document, spans: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """:func:`touched_provisions` of each span."""
+    starts, ends, owners = doc.unit_starts, doc.unit_ends, doc.unit_provisions
+    found = []
+    for start, end in spans:
+        first = max(bisect_right(starts, start) - 1, 0)  # the unit at ``start`` (``unit_at``)
+        stop = bisect_left(starts, end)
+        if first < stop and ends[first] <= start:  # units after it start after ``start``
+            first += 1
+        touched = dict.fromkeys(owners[first:stop])
+        touched.pop(-1, None)
+        found.append(tuple(touched))
+    return found
 
 
 def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Targets of the cross-references inside ``[start, end)``, first mention first."""
+    return _cited(doc, [(start, end)])[0]
+
+
+def _cited(doc: Document, spans: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """:func:`cited_provisions` of each span."""
     refs = doc.references
     if not refs:
-        return ()
-    first = bisect_left(doc.reference_starts, start)
-    stop = bisect_left(doc.reference_starts, end)
-    return tuple(dict.fromkeys(r.target for r in refs[first:stop]))
+        return [()] * len(spans)
+    at = doc.reference_starts
+    found = []
+    for start, end in spans:
+        first = bisect_left(at, start)
+        stop = bisect_left(at, end)
+        found.append(
+            tuple(dict.fromkeys(r.target for r in refs[first:stop])) if first < stop else ()
+        )
+    return found
 
 
 def reference_excerpt(
@@ -117,19 +138,22 @@ def chunk_document(
     plan = fitted_plan(CHUNKERS[chunker], doc, params)
     text = doc.text
     provisions = doc.provisions
+    delivered_spans = plan.parents if plan.parents else plan.bodies
+    all_touched = _touched(doc, delivered_spans)
+    all_cites = _cited(doc, delivered_spans)
     chunks = []
     for k, piece in enumerate(plan.bodies):
         if plan.rendered and k in plan.rendered:
             chunk_id = f"{chunker}-{first_id + k}"
             chunks.append(_rendered_chunk(doc, doc_index, chunk_id, piece, plan.rendered[k]))
             continue
-        start, end = plan.parents[k] if plan.parents else piece
-        touched = touched_provisions(doc, start, end)
+        start, end = delivered_spans[k]
+        touched = all_touched[k]
         named = (
             tuple(p for p in touched if provisions[p].path) if plan.path_prefix or headers else ()
         )
         prefix = "".join(f"[{provisions[p].path}] " for p in named) if named else ""
-        cites = cited_provisions(doc, start, end)
+        cites = all_cites[k]
         cited, excerpts = [], []
         if plan.resolve_refs:
             for target in cites:

@@ -47,31 +47,39 @@ def split_units(doc: Document, first: int, stop: int, size: int) -> list[tuple[i
     at headings, then blocks, then sentences, then words."""
     if doc.unit_ends[stop - 1] - doc.unit_starts[first] <= size:
         return [(doc.unit_starts[first], doc.unit_ends[stop - 1])]
-    return _split(doc, first, stop, size, 0, separators(doc, first, stop))
+    return _split(doc, first, stop, size, separators(doc, first, stop))
 
 
 def _split(
-    doc: Document, first: int, stop: int, size: int, level: int, cut_at: tuple[list[int], ...]
+    doc: Document, first: int, stop: int, size: int, cut_at: tuple[list[int], ...]
 ) -> list[tuple[int, int]]:
-    """:func:`split_units` from the ``level``-th separator on; ``cut_at`` holds the units that
-    start a piece at the coarser two, over a range at least ``first..stop-1``."""
-    starts, ends = doc.unit_starts, doc.unit_ends
-    if ends[stop - 1] - starts[first] <= size:
-        return [(starts[first], ends[stop - 1])]
-    if level == 3:
-        return split_words(doc.text, starts[first], ends[stop - 1], size)
-    if level == 2:
-        cuts = range(first, stop)
-    else:
-        found = cut_at[level]
-        cuts = [first, *found[bisect_right(found, first) : bisect_left(found, stop)]]
-    merged: list[tuple[int, int]] = []
-    for a, b in zip(cuts, [*cuts[1:], stop], strict=True):
-        if merged and ends[b - 1] - starts[merged[-1][0]] <= size:
-            merged[-1] = (merged[-1][0], b)
+    """:func:`split_units`, given the units that start a piece at the coarser two separators
+    (over a range at least ``first..stop-1``). Pieces wait on a stack, the next one on top, each
+    with the separator it is split at next."""
+    starts, ends, text = doc.unit_starts, doc.unit_ends, doc.text
+    bodies: list[tuple[int, int]] = []
+    todo = [(first, stop, 0)]
+    while todo:
+        first, stop, level = todo.pop()
+        if ends[stop - 1] - starts[first] <= size:
+            bodies.append((starts[first], ends[stop - 1]))
+            continue
+        if level == 3:
+            bodies.extend(split_words(text, starts[first], ends[stop - 1], size))
+            continue
+        if level == 2:
+            cuts = range(first, stop)
         else:
-            merged.append((a, b))
-    return [body for a, b in merged for body in _split(doc, a, b, size, level + 1, cut_at)]
+            found = cut_at[level]
+            cuts = [first, *found[bisect_right(found, first) : bisect_left(found, stop)]]
+        merged: list[tuple[int, int]] = []
+        for a, b in zip(cuts, [*cuts[1:], stop], strict=True):
+            if merged and ends[b - 1] - starts[merged[-1][0]] <= size:
+                merged[-1] = (merged[-1][0], b)
+            else:
+                merged.append((a, b))
+        todo.extend((a, b, level + 1) for a, b in reversed(merged))
+    return bodies
 
 
 @register(

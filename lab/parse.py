@@ -334,6 +334,35 @@ def _sentences(
     return spans, cursor
 
 
+def _abbreviations(
+    text: str, breaks: Breaks, starts: np.ndarray, first: np.ndarray, stop: np.ndarray
+) -> list[int]:
+    """The breaks among ``first[i]..stop[i]-1`` of the paragraphs starting at ``starts`` that
+    end no sentence: an abbreviation's period, as :func:`_sentences` reads it.
+
+    That reads the word before a period back to the last space or line break after where the
+    sentence began: the paragraph's start, or the end of the last break that ended one. Read
+    back to the end of the break just before instead, the word is the same when a space or
+    line break comes between; otherwise it holds the whitespace that follows every break, as
+    it would have, and no abbreviation holds whitespace."""
+    dots, stops, _, maybe = breaks
+    if not maybe:
+        return []
+    owner = np.searchsorted(starts, np.asarray(dots)[maybe], "right") - 1
+    firsts, ends, begins = first.tolist(), stop.tolist(), starts.tolist()
+    found = []
+    for j, i in zip(maybe, owner.tolist(), strict=True):
+        if i < 0 or not firsts[i] <= j < ends[i]:
+            continue
+        dot = dots[j]
+        cursor = stops[j - 1] if j > firsts[i] else begins[i]
+        word_start = text.rfind(" ", cursor, dot) + 1
+        word_start = max(word_start, text.rfind("\n", cursor, dot) + 1, cursor)
+        if text[word_start : dot + 1].lower().lstrip("(\"'\u201c") in ABBREVIATIONS:
+            found.append(j)
+    return found
+
+
 class UnitBuilder:
     """Collects the units, headings and tables of ``text`` as a reader of its format finds them;
     :meth:`document` then works out provisions, paths and references. Markdown is read by
@@ -473,34 +502,34 @@ class _Markdown(UnitBuilder):
             return
         text = self.text
         breaks = self.breaks
-        starts, ends, skips, blocks, before = np.array(self.prose, dtype=np.int64).T
+        starts, ends, skips, blocks, before = (
+            np.array(c, dtype=np.int64) for c in zip(*self.prose, strict=True)
+        )
         # Prose starts after whitespace (a line break, or the blanks after a list marker or a
         # heading's number) and ends before a line break, so no break of the whole text
         # straddles its start, and those inside it are the ones a search of it alone finds
         # (the last may differ when it reaches the end, where ``add_prose`` reads none).
-        dots, stops, afters, maybe = (np.array(c, dtype=np.int64) for c in breaks)
+        dots, stops, afters, _ = (np.array(c, dtype=np.int64) for c in breaks)
         first = np.searchsorted(dots, starts + skips)
         stop = np.searchsorted(dots, ends)
         # A break that reaches the paragraph's end ends nothing.
         stop = np.minimum(np.maximum(np.searchsorted(stops, ends), first), stop)
-        slow = np.searchsorted(maybe, stop) > np.searchsorted(maybe, first)  # abbreviations?
         begin = [
             s if s >= e or not text[s].isspace() else _skip_space(text, s, e)
             for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
         ]
-        count = np.where(slow, 0, stop - first)  # sentences that breaks end, without a check
+        # Without the breaks at an abbreviation's period, every break ends a sentence.
+        kept = np.ones(len(dots), dtype=bool)
+        kept[_abbreviations(text, breaks, starts, first, stop)] = False
+        dots, stops, afters = dots[kept], stops[kept], afters[kept]
+        kept_before = np.concatenate(([0], np.cumsum(kept)))
+        first, stop = kept_before[first], kept_before[stop]
+        count = stop - first
         # The rest of a paragraph after its last sentence starts at the first non-space.
         after_last = afters[np.maximum(stop - 1, 0)] if len(afters) else stop
         rest = np.where(count > 0, after_last, begin)
-        has_rest = ~slow & (rest < ends)
-        slow_spans = {}
-        for i in np.flatnonzero(slow).tolist():
-            b, s, e = begin[i], int(starts[i]), int(ends[i])
-            spans, cursor = _sentences(text, breaks, int(first[i]), int(stop[i]), s, b)
-            spans += [_trim(text, cursor, e)]
-            slow_spans[i] = [(a, z) for a, z in spans if a < z]
+        has_rest = rest < ends
         sizes = count + has_rest
-        sizes[slow] = [len(slow_spans[i]) for i in np.flatnonzero(slow).tolist()]
         prose_before = np.concatenate(([0], np.cumsum(sizes)))
         at = before + prose_before[:-1]  # where each paragraph's units start
 
@@ -536,10 +565,6 @@ class _Markdown(UnitBuilder):
             for r, e in zip(rest[tails].tolist(), ends[tails].tolist(), strict=True)
         ]
         new_blocks[where] = blocks[tails]
-        for i, spans in slow_spans.items():
-            for offset, (a, z) in enumerate(spans):
-                new_starts[at[i] + offset], new_ends[at[i] + offset] = a, z
-            new_blocks[at[i] : at[i] + len(spans)] = blocks[i]
 
         self.units = list(
             zip(

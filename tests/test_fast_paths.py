@@ -143,7 +143,33 @@ EDGE_TEXTS = [
     "1. Scope. This applies.\n\n2. Terms\n\n### 2.1 Red zone\n\nSee Section 1. Done.",
     "Title\n=====\n\nPara. Two.\n\n```\ncode. x\n```\nafter fence. x\n\n## B\nlast. ",
     "| x |\ntext. more\n| y |\n\n```\nnever closed. a\n\nb.",
+    # The word before a period is read back to where the sentence began when no space or line
+    # break comes between: after a tab, that depends on whether the break before ended one.
+    "One.\tNo. 5 is here. x",
+    "Dr.\tNo. 5 is here. Dr.\tDr. x\n\n- e.g.\tSt. y. z",
+    "  Mr. Smith.\u00a0Prof. X. e.g.\u00a0no. End.\n",
 ]
+
+# Prose made of the pieces the sentence and abbreviation rules look at, in lines, list items
+# and paragraphs.
+prose_text = texts_of(
+    [
+        *"ab.!?\"')] \n\t\u201d\u00a0",
+        "e.g.",
+        "Dr.",
+        " No.",
+        "\tno.",
+        "St.",
+        "\n\n",
+        "\n- ",
+        "\n# H\n",
+    ]
+)
+
+
+@given(prose_text)
+def test_prose_split_at_the_end_reads_abbreviations_as_paragraph_by_paragraph(text):
+    assert_parsed_as_paragraph_by_paragraph(text)
 
 
 @pytest.mark.parametrize("text", EDGE_TEXTS)

@@ -253,16 +253,22 @@ _new_heading = fast_constructor(Heading)
 _new_provision = fast_constructor(Provision)
 
 
-def _make_units(
-    raw: list[tuple[int, int, str, int]], provision: list[int]
-) -> tuple[tuple[Unit, ...], tuple[int, ...], list[int]]:
-    """``Unit(start, end, kind, provision[i], block)`` for each ``(start, end, kind, block)``,
-    with the units' starts and ends."""
+Columns = tuple[Sequence[int], Sequence[int], Sequence[str], Sequence[int]]
+
+
+def _columns(raw: list[tuple[int, int, str, int]]) -> Columns:
+    """The starts, ends, kinds and blocks of units given as ``(start, end, kind, block)``."""
     if not raw:
-        return (), (), []
+        return (), (), (), ()
     starts, ends, kinds, blocks = zip(*raw, strict=True)
+    return starts, ends, kinds, blocks
+
+
+def _make_units(columns: Columns, provision: list[int]) -> tuple[Unit, ...]:
+    """``Unit(start, end, kind, provision[i], block)`` for the ``i``-th unit of ``columns``."""
+    starts, ends, kinds, blocks = columns
     values = zip(starts, ends, kinds, provision, blocks, strict=True)
-    return tuple(map(tuple.__new__, repeat(Unit), values)), starts, list(ends)
+    return tuple(map(tuple.__new__, repeat(Unit), values))
 
 
 def _lines(text: str) -> tuple[list[str], list[int]]:
@@ -451,10 +457,15 @@ class UnitBuilder:
 
     def document(self, name: str, format: str = "markdown") -> Document:
         """The document these units make: provisions, heading paths and cross-references."""
+        columns = self.unit_columns()
         tables = tuple(Table(header, tuple(rows)) for header, rows in self.tables)
         for table in tables:
             self.problems.extend(_ragged(self.text, table))
-        return _structure(self, name, format, tables)
+        return _structure(self, columns, name, format, tables)
+
+    def unit_columns(self) -> Columns:
+        """The units' starts, ends, kinds and blocks, in order."""
+        return _columns(self.units)
 
 
 def _ragged(text: str, table: Table) -> list[str]:
@@ -483,9 +494,10 @@ class _Markdown(UnitBuilder):
         super().__init__(text)
         self.breaks = _sentence_breaks(text, 0, len(text))
         # Paragraphs read and not yet split into sentences: ``(start, end, skip, block, units
-        # added before it)``. :meth:`split_prose` splits them all at once, at the end.
+        # added before it)``. :meth:`unit_columns` splits them all at once, at the end.
         self.prose: list[tuple[int, int, int, int, int]] = []
         self.heading_clock: dict[int, int] = {}  # a heading's unit index: paragraphs before it
+        self.merged: Columns | None = None  # all units, once the paragraphs are split
 
     def add_prose(self, start: int, end: int, skip: int = 0) -> None:
         self.block += 1
@@ -495,11 +507,13 @@ class _Markdown(UnitBuilder):
         self.heading_clock[len(self.units)] = len(self.prose)
         super().add_heading(start, end, level, title)
 
-    def split_prose(self) -> None:
+    def unit_columns(self) -> Columns:
         """Split the paragraphs read into sentences, as :meth:`UnitBuilder.add_prose` would
         one by one, and put their units among the others, renumbering headings and rows."""
+        if self.merged is not None:
+            return self.merged
         if not self.prose:
-            return
+            return super().unit_columns()
         text = self.text
         breaks = self.breaks
         starts, ends, skips, blocks, before = (
@@ -566,15 +580,6 @@ class _Markdown(UnitBuilder):
         ]
         new_blocks[where] = blocks[tails]
 
-        self.units = list(
-            zip(
-                new_starts.tolist(),
-                new_ends.tolist(),
-                kinds.tolist(),
-                new_blocks.tolist(),
-                strict=True,
-            )
-        )
         clock = self.heading_clock
         cum = prose_before.tolist()
         self.headings = {k + cum[clock[k]]: h for k, h in self.headings.items()}
@@ -586,7 +591,8 @@ class _Markdown(UnitBuilder):
             )
             for header, rows in self.tables
         ]
-        self.prose = []
+        self.merged = new_starts.tolist(), new_ends.tolist(), kinds.tolist(), new_blocks.tolist()
+        return self.merged
 
     def numbered_heading(
         self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
@@ -727,7 +733,6 @@ class _Markdown(UnitBuilder):
         flush()
         if fence is not None:
             self.add_block(fence_start, len(text), "code")
-        self.split_prose()
 
 
 def _split_title(headings: dict[int, Heading]) -> tuple[str | None, int | None]:
@@ -786,21 +791,23 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _structure(builder: UnitBuilder, name: str, format: str, tables: tuple[Table, ...]) -> Document:
+def _structure(
+    builder: UnitBuilder, columns: Columns, name: str, format: str, tables: tuple[Table, ...]
+) -> Document:
     text = builder.text
-    raw_units, headings = builder.units, builder.headings
+    headings = builder.headings
     title, title_unit = _split_title(headings)
     provision_level = _provision_level(headings, title_unit)
 
     # The units between two headings are a block (the title, unit 0 when there is one, in none).
-    n = len(raw_units)
+    n = len(columns[0])
     cuts = sorted(i for i in headings if i != title_unit)
     blocks = [_Block(None, None, range(0 if title_unit is None else 1, cuts[0] if cuts else n))]
     for i, stop in zip(cuts, [*cuts[1:], n], strict=False):
         blocks.append(_Block(headings[i], i, range(i + 1, stop)))
 
     provisions: list[Provision] = []
-    unit_provision = [-1] * len(raw_units)
+    unit_provision = [-1] * n
     stack: list[Heading] = []
     for block in blocks:
         h = block.heading
@@ -832,7 +839,8 @@ def _structure(builder: UnitBuilder, name: str, format: str, tables: tuple[Table
         if block.heading_unit is not None:
             unit_provision[block.heading_unit] = index
 
-    units, starts, ends = _make_units(raw_units, unit_provision)
+    units = _make_units(columns, unit_provision)
+    starts, ends = tuple(columns[0]), list(columns[1])
     doc = Document(
         name=name,
         text=text,

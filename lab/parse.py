@@ -858,23 +858,43 @@ def _structure(
     return doc
 
 
-def _reference_matches(text: str, low: str | None, start: int, end: int) -> Iterator[re.Match]:
+# Where a reference can start: at a ``§``, or at the letter before an "ection" of the lowercased
+# text (in "section", ``(?i:i)`` also matches the dotless ı); each needle with how far before it
+# the reference starts.
+_REFERENCE_NEEDLES = (("\u00a7", 0), ("ection", 1), ("ect\u0131on", 1))
+
+
+def _reference_candidates(low: str) -> tuple[list[int], list[int]]:
+    """Where a match of :data:`_REFERENCE` can start in the text ``low`` is the lowercase of,
+    in order, and where the text must reach for each (its needle's end)."""
+    found = []
+    for needle, back in _REFERENCE_NEEDLES:
+        at = low.find(needle)
+        while at >= 0:
+            found.append((at - back, at + len(needle)))
+            at = low.find(needle, at + 1)
+    found.sort()
+    return [c for c, _ in found], [reach for _, reach in found]
+
+
+def _reference_matches(
+    text: str,
+    low: str | None,
+    start: int,
+    end: int,
+    candidates: tuple[list[int], list[int]] | None = None,
+) -> Iterator[re.Match]:
     """The matches of :data:`_REFERENCE` in ``text[start:end]``, left to right. ``low`` is
-    ``text.lower()`` when as long as ``text``: a match then starts only at a ``§`` or at the
-    letter before an "ection" of ``low`` (in "section", ``(?i:i)`` also matches the dotless
-    ı), so the pattern is tried there alone."""
+    ``text.lower()`` when as long as ``text``: a match then starts only at one of its
+    :func:`_reference_candidates` (given, or found here), so the pattern is tried there alone."""
     if low is None:
         yield from _REFERENCE.finditer(text, start, end)
         return
-    starts = []
-    for needle, back in (("\u00a7", 0), ("ection", 1), ("ect\u0131on", 1)):
-        at = low.find(needle, start + back, end)
-        while at >= 0:
-            starts.append(at - back)
-            at = low.find(needle, at + 1, end)
+    starts, reaches = candidates if candidates is not None else _reference_candidates(low)
     resume = start
-    for at in sorted(starts):
-        if at >= resume and (m := _REFERENCE.match(text, at, end)):
+    for k in range(bisect_left(starts, start), bisect_left(starts, end)):
+        at = starts[k]
+        if reaches[k] <= end and at >= resume and (m := _REFERENCE.match(text, at, end)):
             yield m
             resume = m.end()
 
@@ -890,11 +910,16 @@ def _references(
     refs: list[Reference] = []
     low = text.lower()
     low = low if len(low) == len(text) else None  # a letter lowered to two (İ): no positions
+    candidates = _reference_candidates(low) if low is not None else None
     for p in provisions:
         if p.first >= p.stop:
             continue
         start, end = units[p.first].start, units[p.stop - 1].end
-        for m in _reference_matches(text, low, start, end):
+        if candidates is not None and bisect_left(candidates[0], start) == bisect_left(
+            candidates[0], end
+        ):
+            continue
+        for m in _reference_matches(text, low, start, end, candidates):
             numbers = [m.group(1), *_REFERENCE_TAIL.findall(m.group(2) or "")]
             for number in numbers:
                 target = by_id.get(number)

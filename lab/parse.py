@@ -15,7 +15,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate, chain, pairwise, repeat
+from itertools import accumulate, chain, count, pairwise, repeat
+from operator import add
 from typing import NamedTuple
 
 import numpy as np
@@ -271,10 +272,23 @@ def _make_units(columns: Columns, provision: list[int]) -> tuple[Unit, ...]:
     return tuple(map(tuple.__new__, repeat(Unit), values))
 
 
+# What ``str.splitlines`` breaks lines at, besides "\n".
+_OTHER_LINE_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
 def _lines(text: str) -> tuple[list[str], list[int]]:
-    """Every line of ``text`` without its line break, and where each starts."""
-    raw = text.splitlines(keepends=True)
-    return [line.rstrip("\r\n") for line in raw], list(accumulate(map(len, raw), initial=0))
+    """Every line of ``text`` without its line break, and where each starts (and, last, the
+    text's end)."""
+    if any(c in text for c in _OTHER_LINE_BREAKS):
+        raw = text.splitlines(keepends=True)
+        return [line.rstrip("\r\n") for line in raw], list(accumulate(map(len, raw), initial=0))
+    # Lines end at "\n" alone: split there; line ``i`` starts after ``i`` line breaks.
+    lines = text.split("\n")
+    if not lines[-1]:  # the text ends with a line break, or is empty: no line after it
+        lines.pop()
+    starts = list(map(add, accumulate(map(len, lines), initial=0), count()))
+    starts[-1] = len(text)
+    return lines, starts
 
 
 class Breaks(NamedTuple):
@@ -656,18 +670,18 @@ class _Markdown(UnitBuilder):
         done = 0  # lines before this one are read
         for i in special:
             if i > done:
-                self.close_table()
+                self.table_open = False  # closed by a plain line
                 if fence is None:
                     self.join_lines(para, lines, starts, done, i)
             done = i + 1
             line = lines[i]
-            s = starts[i]
-            e = s + len(line)
             if not line.strip():  # a blank line: no table row, never closes a fence
-                self.close_table()
-                if fence is None:
+                self.table_open = False
+                if fence is None and para:
                     flush()
                 continue
+            s = starts[i]
+            e = s + len(line)
             if not _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
                 self.close_table()
             if fence is not None:

@@ -21,6 +21,7 @@ from lab.parse import (
     _REFERENCE,
     Breaks,
     UnitBuilder,
+    _lines,
     _Markdown,
     _reference_matches,
     _sentence_breaks,
@@ -125,6 +126,29 @@ def test_breaks_of_a_mixed_run_start_at_its_first_mark():
 @given(markdown_documents())
 def test_whole_text_breaks_parse_generated_markdown_as_each_paragraph_alone(text):
     assert_parsed_as_paragraph_by_paragraph(text)
+
+
+def plain_lines(text: str) -> tuple[list[str], list[int]]:
+    raw = text.splitlines(keepends=True)
+    starts = [0]
+    for line in raw:
+        starts.append(starts[-1] + len(line))
+    return [line.rstrip("\r\n") for line in raw], starts
+
+
+@given(texts_of([*"a \n\r\t\f\v\x1c\x85\u2028", "\r\n", "\n\n", "\u00e9"]))
+def test_lines_are_those_splitlines_gives(text):
+    assert _lines(text) == plain_lines(text)
+
+
+@pytest.mark.parametrize("text", ["", "\n", "a", "a\n", "a\n\n", "\na", "a\r\nb", "a\fb\n"])
+def test_lines_of_short_texts_are_those_splitlines_gives(text):
+    assert _lines(text) == plain_lines(text)
+
+
+def test_lines_end_where_the_text_does():
+    assert _lines("ab\ncd") == (["ab", "cd"], [0, 3, 5])
+    assert _lines("ab\ncd\n") == (["ab", "cd"], [0, 3, 6])
 
 
 # Paragraphs split all together at the end land among headings, rows and code blocks as if each

@@ -230,13 +230,6 @@ class Document:
         return {row.unit: (table, row) for table in self.tables for row in table.rows}
 
 
-@dataclass(slots=True)
-class _Block:
-    heading: Heading | None
-    heading_unit: int | None
-    units: range
-
-
 # Setting a frozen dataclass's slots directly makes one 3-5x faster than its ``__init__``, which
 # goes through ``object.__setattr__`` for each field (a long document has tens of thousands). The
 # constructor is written out field by field, as ``dataclasses`` writes ``__init__``.
@@ -682,6 +675,13 @@ class _Markdown(UnitBuilder):
                 continue
             s = starts[i]
             e = s + len(line)
+            if line[0] == "#" and fence is None and (m := _ATX.match(line)):
+                # A heading line as the rules below read it: no table row, rule or fence.
+                self.table_open = False
+                if para:
+                    flush()
+                self.add_heading(s, e, len(m.group(1)), m.group(2))
+                continue
             if not _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
                 self.close_table()
             if fence is not None:
@@ -813,45 +813,47 @@ def _structure(
     title, title_unit = _split_title(headings)
     provision_level = _provision_level(headings, title_unit)
 
-    # The units between two headings are a block (the title, unit 0 when there is one, in none).
+    # The units between two headings are a block (the title, unit 0 when there is one, in none):
+    # its heading, the heading's unit, and the range of units under it.
     n = len(columns[0])
     cuts = sorted(i for i in headings if i != title_unit)
-    blocks = [_Block(None, None, range(0 if title_unit is None else 1, cuts[0] if cuts else n))]
-    for i, stop in zip(cuts, [*cuts[1:], n], strict=False):
-        blocks.append(_Block(headings[i], i, range(i + 1, stop)))
+    blocks = [(None, None, 0 if title_unit is None else 1, cuts[0] if cuts else n)]
+    blocks += [(headings[i], i, i + 1, stop) for i, stop in zip(cuts, [*cuts[1:], n], strict=False)]
 
     provisions: list[Provision] = []
     unit_provision = [-1] * n
     stack: list[Heading] = []
-    for block in blocks:
-        h = block.heading
+    paths: list[str] = []  # the heading path down to each heading of the stack
+    for h, heading_unit, first, stop in blocks:
         if h is not None:
             while stack and stack[-1].level >= h.level:
                 stack.pop()
+                paths.pop()
+            paths.append(f"{paths[-1]}{PATH_SEPARATOR}{h.label}" if paths else h.label)
             stack.append(h)
         is_provision = h is not None and (
             h.level >= provision_level or (h.number and "." in h.number)
         )
-        if not block.units and not is_provision:
+        if first >= stop and not is_provision:
             continue
         index = len(provisions)
-        path = PATH_SEPARATOR.join(x.label for x in stack) if h is not None else ""
-        first = block.units[0] if block.units else (block.heading_unit or 0) + 1
+        if first >= stop:  # an empty body: where it would start
+            first = stop = (heading_unit or 0) + 1
         provisions.append(
             _new_provision(
                 index,
                 h.number if h else None,  # id
                 h.title if h else "",
-                path,
-                stack[0].label if h is not None else "",  # section
-                block.heading_unit,
+                paths[-1] if h is not None else "",  # path
+                paths[0] if h is not None else "",  # section: the top heading's label
+                heading_unit,
                 first,
-                block.units[-1] + 1 if block.units else first,  # stop
+                stop,
             )
         )
-        unit_provision[block.units.start : block.units.stop] = [index] * len(block.units)
-        if block.heading_unit is not None:
-            unit_provision[block.heading_unit] = index
+        unit_provision[first:stop] = [index] * (stop - first)
+        if heading_unit is not None:
+            unit_provision[heading_unit] = index
 
     units = _make_units(columns, unit_provision)
     starts, ends = tuple(columns[0]), list(columns[1])

@@ -582,7 +582,7 @@ class _Markdown(UnitBuilder):
         where = at[tails] + count[tails]
         new_starts[where] = rest[tails]
         new_ends[where] = [
-            _trim(text, r, e)[1]
+            e if not text[e - 1].isspace() else _trim(text, r, e)[1]
             for r, e in zip(rest[tails].tolist(), ends[tails].tolist(), strict=True)
         ]
         new_blocks[where] = blocks[tails]

@@ -376,6 +376,60 @@ def _abbreviations(
     return found
 
 
+def _prose_units(
+    text: str, breaks: Breaks, prose: list[tuple[int, int, int, int, int]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sentences :meth:`UnitBuilder.add_prose` makes of each paragraph ``(start, end,
+    skip, ...)`` given the whole text's breaks, in order: their starts, ends and paragraphs."""
+    starts, ends, skips = (np.array(c, dtype=np.int64) for c in list(zip(*prose, strict=True))[:3])
+    # Prose starts after whitespace (a line break, or the blanks after a list marker or a
+    # heading's number) and ends before a line break, so no break of the whole text straddles
+    # its start, and those inside it are the ones a search of it alone finds (the last may
+    # differ when it reaches the end, where ``add_prose`` reads none).
+    dots, stops, afters, _ = (np.array(c, dtype=np.int64) for c in breaks)
+    first = np.searchsorted(dots, starts + skips)
+    stop = np.searchsorted(dots, ends)
+    # A break that reaches the paragraph's end ends nothing.
+    stop = np.minimum(np.maximum(np.searchsorted(stops, ends), first), stop)
+    begin = np.array(
+        [
+            s if s >= e or not text[s].isspace() else _skip_space(text, s, e)
+            for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
+        ],
+        dtype=np.int64,
+    )
+    # Without the breaks at an abbreviation's period, every break ends a sentence.
+    kept = np.ones(len(dots), dtype=bool)
+    kept[_abbreviations(text, breaks, starts, first, stop)] = False
+    stops, afters = stops[kept], afters[kept]
+    kept_before = np.concatenate(([0], np.cumsum(kept)))
+    first, stop = kept_before[first], kept_before[stop]
+    count = stop - first
+    # The rest after the last sentence starts at the first non-space, when there is one.
+    after_last = afters[np.maximum(stop - 1, 0)] if len(afters) else stop
+    rest = np.where(count > 0, after_last, begin)
+    has_rest = rest < ends
+    sizes = count + has_rest
+    para = np.repeat(np.arange(len(sizes)), sizes)
+    k = np.arange(len(para)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # unit in paragraph
+    unit_starts = np.empty(len(para), dtype=np.int64)
+    unit_ends = np.empty(len(para), dtype=np.int64)
+    # Sentences the breaks end: the first from the paragraph's first non-space, each next from
+    # the whitespace after the one before.
+    sentence = k < count[para]
+    p, k = para[sentence], k[sentence]
+    j = first[p] + k
+    unit_starts[sentence] = np.where(k == 0, begin[p], afters[j - 1])
+    unit_ends[sentence] = stops[j]
+    last = ~sentence
+    unit_starts[last] = rest[para[last]]
+    unit_ends[last] = [
+        e if not text[e - 1].isspace() else _trim(text, r, e)[1]
+        for r, e in zip(rest[has_rest].tolist(), ends[has_rest].tolist(), strict=True)
+    ]
+    return unit_starts, unit_ends, para
+
+
 class UnitBuilder:
     """Collects the units, headings and tables of ``text`` as a reader of its format finds them;
     :meth:`document` then works out provisions, paths and references. Markdown is read by
@@ -521,74 +575,28 @@ class _Markdown(UnitBuilder):
             return self.merged
         if not self.prose:
             return super().unit_columns()
-        text = self.text
-        breaks = self.breaks
-        starts, ends, skips, blocks, before = (
+        _, _, _, blocks, before = (
             np.array(c, dtype=np.int64) for c in zip(*self.prose, strict=True)
         )
-        # Prose starts after whitespace (a line break, or the blanks after a list marker or a
-        # heading's number) and ends before a line break, so no break of the whole text
-        # straddles its start, and those inside it are the ones a search of it alone finds
-        # (the last may differ when it reaches the end, where ``add_prose`` reads none).
-        dots, stops, afters, _ = (np.array(c, dtype=np.int64) for c in breaks)
-        first = np.searchsorted(dots, starts + skips)
-        stop = np.searchsorted(dots, ends)
-        # A break that reaches the paragraph's end ends nothing.
-        stop = np.minimum(np.maximum(np.searchsorted(stops, ends), first), stop)
-        begin = [
-            s if s >= e or not text[s].isspace() else _skip_space(text, s, e)
-            for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
-        ]
-        # Without the breaks at an abbreviation's period, every break ends a sentence.
-        kept = np.ones(len(dots), dtype=bool)
-        kept[_abbreviations(text, breaks, starts, first, stop)] = False
-        dots, stops, afters = dots[kept], stops[kept], afters[kept]
-        kept_before = np.concatenate(([0], np.cumsum(kept)))
-        first, stop = kept_before[first], kept_before[stop]
-        count = stop - first
-        # The rest of a paragraph after its last sentence starts at the first non-space.
-        after_last = afters[np.maximum(stop - 1, 0)] if len(afters) else stop
-        rest = np.where(count > 0, after_last, begin)
-        has_rest = rest < ends
-        sizes = count + has_rest
-        prose_before = np.concatenate(([0], np.cumsum(sizes)))
-        at = before + prose_before[:-1]  # where each paragraph's units start
-
+        starts, ends, para = _prose_units(self.text, self.breaks, self.prose)
+        prose_before = np.concatenate(([0], np.cumsum(np.bincount(para, minlength=len(before)))))
         fixed = self.units
-        n_fixed = len(fixed)
-        total = n_fixed + int(prose_before[-1])
+        total = len(fixed) + len(para)
         new_starts = np.empty(total, dtype=np.int64)
         new_ends = np.empty(total, dtype=np.int64)
         new_blocks = np.empty(total, dtype=np.int64)
         kinds = np.full(total, "sentence", dtype=object)
-        # A unit added after ``k`` paragraphs moves on by their units.
-        fixed_at = (
-            np.arange(n_fixed) + prose_before[np.searchsorted(before, np.arange(n_fixed), "right")]
-        )
+        # A paragraph's units come after the units added before it was read; a unit added
+        # after ``k`` paragraphs moves on by their units.
+        where = np.arange(len(para)) + before[para]
+        new_starts[where], new_ends[where], new_blocks[where] = starts, ends, blocks[para]
+        fixed_at = np.arange(len(fixed))
+        fixed_at += prose_before[np.searchsorted(before, fixed_at, "right")]
         if fixed:
             f_starts, f_ends, f_kinds, f_blocks = zip(*fixed, strict=True)
             new_starts[fixed_at], new_ends[fixed_at] = f_starts, f_ends
             new_blocks[fixed_at], kinds[fixed_at] = f_blocks, f_kinds
-        # Sentences the breaks end: the first from the paragraph's first non-space, each next
-        # from the whitespace after the one before.
-        para = np.repeat(np.arange(len(count)), count)
-        k = np.arange(len(para)) - np.repeat(np.cumsum(count) - count, count)
-        j = first[para] + k
-        where = at[para] + k
-        new_starts[where] = np.where(k == 0, np.asarray(begin, dtype=np.int64)[para], afters[j - 1])
-        new_ends[where] = stops[j]
-        new_blocks[where] = blocks[para]
-        tails = np.flatnonzero(has_rest)
-        where = at[tails] + count[tails]
-        new_starts[where] = rest[tails]
-        new_ends[where] = [
-            e if not text[e - 1].isspace() else _trim(text, r, e)[1]
-            for r, e in zip(rest[tails].tolist(), ends[tails].tolist(), strict=True)
-        ]
-        new_blocks[where] = blocks[tails]
-
-        clock = self.heading_clock
-        cum = prose_before.tolist()
+        clock, cum = self.heading_clock, prose_before.tolist()
         self.headings = {k + cum[clock[k]]: h for k, h in self.headings.items()}
         moved = fixed_at.tolist()
         self.tables = [

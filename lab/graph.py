@@ -18,13 +18,18 @@ import scipy.sparse as sp
 from .chunkers import Chunk
 from .parse import Document
 
+try:  # SciPy's sparse product kernel, called with an output sized by us
+    from scipy.sparse._sparsetools import csr_matmat
+except ImportError:  # a SciPy without it: its public product instead
+    csr_matmat = None
+
 EDGE_WEIGHTS = {"adjacency": 1.0, "hierarchy": 0.3, "lexical": 0.5, "xref": 1.0}
 LEXICAL_MIN_COSINE = 0.2
 RESTART = 0.5
 ITERATIONS = 25
 PAGERANK_BLOCK = 128  # restart columns iterated together
 SMALL_GRAPH = 256  # chunks up to which the restart is added as a dense matrix, not by position
-LEXICAL_ROW_BLOCK = 512  # chunks whose lexical pairs are found together
+LEXICAL_ROW_BLOCK = 128  # chunks whose lexical pairs are found together
 PAIR_BLOCK = 8192  # candidate pairs whose common-term products are formed together
 
 
@@ -298,10 +303,61 @@ def _sparse_row_sums(products: np.ndarray) -> np.ndarray:
 
 
 def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):
-    """Pairs ``i < j`` sharing a rare term whose rare dot product (as the full product
-    ``rare_part @ rare_part.T`` sums it) could reach ``floor`` with the common terms' help, at
-    most ``common_norm[i] * max(common_norm)``. Computed ``LEXICAL_ROW_BLOCK`` rows at a time
-    against the rows from theirs on: the upper triangle only, and no pass over every product."""
+    """Pairs ``i != j`` sharing a rare term whose rare dot product (as the full product
+    ``rare_part @ rare_part.T`` sums it) could reach ``floor`` with the common terms' help, as
+    ``(min, max, dot)``, in no particular order.
+
+    The rows go by decreasing common norm, ``LEXICAL_ROW_BLOCK`` at a time, each block against
+    the rows from it on in that order (each pair once), so the common terms add at most
+    ``common_norm[i]`` times the block's first norm, and the rows of a block need nearly the
+    same rare dot product. SciPy's product kernel is called directly, its output sized from the
+    terms' posting lengths (no counting pass first): for each row it sums the products over the
+    shared terms in the row's term order, as ``@`` does (the same sum from either row)."""
+    n = rare_part.shape[0]
+    if csr_matmat is None or rare_part.nnz >= np.iinfo(np.int32).max:
+        return _rare_shares_public(rare_part, common_norm, floor)
+    index = np.int32
+    order = np.argsort(-common_norm, kind="stable")
+    ranked = rare_part[order]  # row r is chunk order[r]; each row's terms in the same order
+    indptr = ranked.indptr.astype(index, copy=False)
+    terms = ranked.indices.astype(index, copy=False)
+    values = ranked.data
+    by_term = ranked.tocsc()  # the postings: by term, then by rank
+    lengths = np.diff(by_term.indptr)
+    posting_rank = by_term.indices.astype(index, copy=False)
+    posting_value = by_term.data
+    b_indptr = np.zeros(len(lengths) + 1, dtype=index)
+    found, previous = [], 0
+    for lo in range(0, n, LEXICAL_ROW_BLOCK):
+        hi = min(n, lo + LEXICAL_ROW_BLOCK)
+        if lo:  # the postings of the ranks from this block on, still by term
+            later = posting_rank >= lo
+            posting_rank, posting_value = posting_rank[later], posting_value[later]
+            lengths -= np.bincount(terms[indptr[previous] : indptr[lo]], minlength=len(lengths))
+            previous = lo
+        np.cumsum(lengths, out=b_indptr[1:])
+        a_terms = terms[indptr[lo] : indptr[hi]]
+        bound = min(int(lengths[a_terms].sum()), (hi - lo) * (n - lo))
+        out_indptr = np.empty(hi - lo + 1, dtype=index)
+        out_ranks = np.empty(bound, dtype=index)
+        out_dots = np.empty(bound)
+        csr_matmat(
+            hi - lo, n, indptr[lo : hi + 1] - indptr[lo], a_terms, values[indptr[lo] : indptr[hi]],
+            b_indptr, posting_rank, posting_value, out_indptr, out_ranks, out_dots,
+        )  # fmt: skip
+        reach = common_norm[order[lo:hi]] * common_norm[order[lo]] + 1e-9
+        threshold = floor - reach  # increasing down the block
+        near = np.flatnonzero(out_dots[: out_indptr[-1]] >= threshold[0])
+        rows = np.searchsorted(out_indptr, near, side="right") - 1
+        cols, dots = out_ranks[near], out_dots[near]
+        keep = (dots >= threshold[rows]) & (cols > lo + rows)
+        i, j = order[lo + rows[keep]], order[cols[keep]]
+        found.append((np.minimum(i, j), np.maximum(i, j), dots[keep]))
+    return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))
+
+
+def _rare_shares_public(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):
+    """``_rare_shares`` through SciPy's public product (a SciPy without its kernels)."""
     n = rare_part.shape[0]
     found = []
     for lo in range(0, n, LEXICAL_ROW_BLOCK):

@@ -141,13 +141,22 @@ def brute_force_lexical(matrix):
     return {(int(a), int(b)): 0.5 * cosine[a, b] for a, b in zip(i, j, strict=True)}
 
 
+@pytest.fixture(params=["kernel", "public product"])
+def product_path(request, monkeypatch):
+    """Each lexical test twice: SciPy's product kernel called directly, and the fallback through
+    its public product (a SciPy without the kernel)."""
+    if request.param != "kernel":
+        monkeypatch.setattr(graph_module, "csr_matmat", None)
+    return request.param
+
+
 @pytest.mark.parametrize("block", [1, 3, 64, 512])
 @pytest.mark.parametrize(
     ("n", "terms", "density", "seed"),
     [(30, 12, 0.3, 1), (60, 40, 0.1, 2), (80, 25, 0.25, 3), (120, 300, 0.03, 4), (7, 5, 0.6, 5)],
 )
 def test_lexical_edges_match_brute_force_all_pairs_cosine(
-    monkeypatch, block, n, terms, density, seed
+    monkeypatch, product_path, block, n, terms, density, seed
 ):
     monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
     rng = np.random.default_rng(seed)
@@ -168,7 +177,7 @@ def test_lexical_edges_match_brute_force_all_pairs_cosine(
 @pytest.mark.parametrize("block", [1, 4, 50])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
-    monkeypatch, block, seed
+    monkeypatch, product_path, block, seed
 ):
     monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
     rng = np.random.default_rng(seed)
@@ -180,7 +189,8 @@ def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
     floor = 0.2 - 1e-12
     rows, cols, got = graph_module._rare_shares(rare, common_norm, floor)
     found = {(int(i), int(j)): d for i, j, d in zip(rows, cols, got, strict=True)}
-    assert len(found) == len(rows)
+    assert len(found) == len(rows)  # each pair once, as (lower, higher)
+    assert all(i < j for i, j in found)
     assert all(dots[pair] == d for pair, d in found.items())  # the full product's floats
     wanted = {p for p, d in dots.items() if d + common_norm[p[0]] * common_norm[p[1]] >= floor}
     assert wanted <= set(found)
@@ -227,7 +237,9 @@ def sparse_lexical(matrix, tau=0.2):
 @pytest.mark.parametrize("block", [3, 512])
 @pytest.mark.parametrize("pair_block", [2, 8192])
 @pytest.mark.parametrize("seed", range(6))
-def test_lexical_weights_are_the_sparse_products_floats(monkeypatch, block, pair_block, seed):
+def test_lexical_weights_are_the_sparse_products_floats(
+    monkeypatch, product_path, block, pair_block, seed
+):
     monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
     monkeypatch.setattr(graph_module, "PAIR_BLOCK", pair_block)
     rng = np.random.default_rng(seed)

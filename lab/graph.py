@@ -322,28 +322,30 @@ def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float
     indptr = ranked.indptr.astype(index, copy=False)
     terms = ranked.indices.astype(index, copy=False)
     values = ranked.data
-    by_term = ranked.tocsc()  # the postings: by term, then by rank
-    lengths = np.diff(by_term.indptr)
-    posting_rank = by_term.indices.astype(index, copy=False)
-    posting_value = by_term.data
-    b_indptr = np.zeros(len(lengths) + 1, dtype=index)
+    # The postings by term, each by decreasing rank, so the ranks from a block on are a prefix
+    # of each: the kernel reads term t's postings between b_indptr[2t] and b_indptr[2t + 1],
+    # and the rows 2t + 1 of this doubled matrix are the postings of earlier ranks, unread.
+    by_term = ranked[::-1].tocsc()
+    posting_rank = (n - 1 - by_term.indices).astype(index)
+    lengths = np.diff(by_term.indptr)  # per term, its postings from the block's rank on
+    b_indptr = np.repeat(by_term.indptr.astype(index), 2)[1:]
+    doubled = 2 * terms
     found, previous = [], 0
     for lo in range(0, n, LEXICAL_ROW_BLOCK):
         hi = min(n, lo + LEXICAL_ROW_BLOCK)
-        if lo:  # the postings of the ranks from this block on, still by term
-            later = posting_rank >= lo
-            posting_rank, posting_value = posting_rank[later], posting_value[later]
+        if lo:
             lengths -= np.bincount(terms[indptr[previous] : indptr[lo]], minlength=len(lengths))
             previous = lo
-        np.cumsum(lengths, out=b_indptr[1:])
+        np.add(by_term.indptr[:-1], lengths, out=b_indptr[1::2])
         a_terms = terms[indptr[lo] : indptr[hi]]
         bound = min(int(lengths[a_terms].sum()), (hi - lo) * (n - lo))
         out_indptr = np.empty(hi - lo + 1, dtype=index)
         out_ranks = np.empty(bound, dtype=index)
         out_dots = np.empty(bound)
         csr_matmat(
-            hi - lo, n, indptr[lo : hi + 1] - indptr[lo], a_terms, values[indptr[lo] : indptr[hi]],
-            b_indptr, posting_rank, posting_value, out_indptr, out_ranks, out_dots,
+            hi - lo, n, indptr[lo : hi + 1] - indptr[lo], doubled[indptr[lo] : indptr[hi]],
+            values[indptr[lo] : indptr[hi]], b_indptr, posting_rank, by_term.data,
+            out_indptr, out_ranks, out_dots,
         )  # fmt: skip
         reach = common_norm[order[lo:hi]] * common_norm[order[lo]] + 1e-9
         threshold = floor - reach  # increasing down the block

@@ -18,10 +18,10 @@ import scipy.sparse as sp
 from .chunkers import Chunk
 from .parse import Document
 
-try:  # SciPy's sparse product kernel, called with an output sized by us
-    from scipy.sparse._sparsetools import csr_matmat
-except ImportError:  # a SciPy without it: its public product instead
-    csr_matmat = None
+try:  # SciPy's sparse kernels, called on our arrays (the product with an output sized by us)
+    from scipy.sparse._sparsetools import csr_matmat, csr_row_index, csr_tocsc
+except ImportError:  # a SciPy without them: its public operations instead
+    csr_matmat = csr_row_index = csr_tocsc = None
 
 EDGE_WEIGHTS = {"adjacency": 1.0, "hierarchy": 0.3, "lexical": 0.5, "xref": 1.0}
 LEXICAL_MIN_COSINE = 0.2
@@ -263,8 +263,8 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     common_norm = np.sqrt(_sparse_row_sums(common_part * common_part))
     counts = np.bincount(row_of[rare], minlength=n)
     indptr = np.concatenate([[0], np.cumsum(counts)])
-    rare_part = sp.csr_matrix((unit[rare], terms[rare], indptr), shape=term_weights.shape)
-    rows, cols, rare_dot = _rare_shares(rare_part, common_norm, min_cosine - 1e-12)
+    rare_part = (indptr, terms[rare], unit[rare], term_weights.shape[1])
+    rows, cols, rare_dot = _rare_shares(*rare_part, common_norm, min_cosine - 1e-12)
     maybe = rare_dot + common_norm[rows] * common_norm[cols] >= min_cosine - 1e-12
     rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
     common_dot = np.zeros(len(rows))
@@ -302,10 +302,18 @@ def _sparse_row_sums(products: np.ndarray) -> np.ndarray:
     return sums
 
 
-def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):
+def _rare_shares(
+    indptr: np.ndarray,
+    terms: np.ndarray,
+    values: np.ndarray,
+    n_terms: int,
+    common_norm: np.ndarray,
+    floor: float,
+):
     """Pairs ``i != j`` sharing a rare term whose rare dot product (as the full product
-    ``rare_part @ rare_part.T`` sums it) could reach ``floor`` with the common terms' help, as
-    ``(min, max, dot)``, in no particular order.
+    ``rare @ rare.T`` sums it, ``rare`` the chunk x term CSR matrix of ``indptr``, ``terms``,
+    ``values``) could reach ``floor`` with the common terms' help, as ``(min, max, dot)``, in no
+    particular order.
 
     The rows go by decreasing common norm, ``LEXICAL_ROW_BLOCK`` at a time, each block against
     the rows from it on in that order (each pair once), so the common terms add at most
@@ -313,30 +321,41 @@ def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float
     same rare dot product. SciPy's product kernel is called directly, its output sized from the
     terms' posting lengths (no counting pass first): for each row it sums the products over the
     shared terms in the row's term order, as ``@`` does (the same sum from either row)."""
-    n = rare_part.shape[0]
-    if csr_matmat is None or rare_part.nnz >= np.iinfo(np.int32).max:
-        return _rare_shares_public(rare_part, common_norm, floor)
+    n, nnz = len(indptr) - 1, len(terms)
+    if csr_matmat is None or nnz >= np.iinfo(np.int32).max:
+        rare = sp.csr_matrix((values, terms, indptr), shape=(n, n_terms))
+        return _rare_shares_public(rare, common_norm, floor)
     index = np.int32
-    order = np.argsort(-common_norm, kind="stable")
-    ranked = rare_part[order]  # row r is chunk order[r]; each row's terms in the same order
-    indptr = ranked.indptr.astype(index, copy=False)
-    terms = ranked.indices.astype(index, copy=False)
-    values = ranked.data
+    indptr, terms = indptr.astype(index, copy=False), terms.astype(index, copy=False)
+    order = np.argsort(-common_norm, kind="stable").astype(index)
+    # rank r is chunk order[r], each row's terms in the same order
+    ranked_indptr = np.zeros(n + 1, dtype=index)
+    np.cumsum(np.diff(indptr)[order], out=ranked_indptr[1:])
+    ranked_terms, ranked_values = np.empty(nnz, dtype=index), np.empty(nnz)
+    csr_row_index(n, order, indptr, terms, values, ranked_terms, ranked_values)
+    indptr, terms, values = ranked_indptr, ranked_terms, ranked_values
     # The postings by term, each by decreasing rank, so the ranks from a block on are a prefix
     # of each: the kernel reads term t's postings between b_indptr[2t] and b_indptr[2t + 1],
     # and the rows 2t + 1 of this doubled matrix are the postings of earlier ranks, unread.
-    by_term = ranked[::-1].tocsc()
-    posting_rank = (n - 1 - by_term.indices).astype(index)
-    lengths = np.diff(by_term.indptr)  # per term, its postings from the block's rank on
-    b_indptr = np.repeat(by_term.indptr.astype(index), 2)[1:]
+    reverse_indptr = indptr[-1] - indptr[::-1]
+    reverse_terms, reverse_values = np.empty(nnz, dtype=index), np.empty(nnz)
+    csr_row_index(n, np.arange(n - 1, -1, -1, dtype=index), indptr, terms, values,
+                  reverse_terms, reverse_values)  # fmt: skip
+    posting_start = np.empty(n_terms + 1, dtype=index)
+    posting_rank, posting_value = np.empty(nnz, dtype=index), np.empty(nnz)
+    csr_tocsc(n, n_terms, reverse_indptr, reverse_terms, reverse_values,
+              posting_start, posting_rank, posting_value)  # fmt: skip
+    posting_rank = n - 1 - posting_rank
+    lengths = np.diff(posting_start)  # per term, its postings from the block's rank on
+    b_indptr = np.repeat(posting_start, 2)[1:]
     doubled = 2 * terms
     found, previous = [], 0
     for lo in range(0, n, LEXICAL_ROW_BLOCK):
         hi = min(n, lo + LEXICAL_ROW_BLOCK)
         if lo:
-            lengths -= np.bincount(terms[indptr[previous] : indptr[lo]], minlength=len(lengths))
+            lengths -= np.bincount(terms[indptr[previous] : indptr[lo]], minlength=n_terms)
             previous = lo
-        np.add(by_term.indptr[:-1], lengths, out=b_indptr[1::2])
+        np.add(posting_start[:-1], lengths, out=b_indptr[1::2])
         a_terms = terms[indptr[lo] : indptr[hi]]
         bound = min(int(lengths[a_terms].sum()), (hi - lo) * (n - lo))
         out_indptr = np.empty(hi - lo + 1, dtype=index)
@@ -344,7 +363,7 @@ def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float
         out_dots = np.empty(bound)
         csr_matmat(
             hi - lo, n, indptr[lo : hi + 1] - indptr[lo], doubled[indptr[lo] : indptr[hi]],
-            values[indptr[lo] : indptr[hi]], b_indptr, posting_rank, by_term.data,
+            values[indptr[lo] : indptr[hi]], b_indptr, posting_rank, posting_value,
             out_indptr, out_ranks, out_dots,
         )  # fmt: skip
         reach = common_norm[order[lo:hi]] * common_norm[order[lo]] + 1e-9

@@ -187,7 +187,8 @@ def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
     full = sp.triu(rare @ rare.T, k=1).tocoo()
     dots = {(int(i), int(j)): d for i, j, d in zip(full.row, full.col, full.data, strict=True)}
     floor = 0.2 - 1e-12
-    rows, cols, got = graph_module._rare_shares(rare, common_norm, floor)
+    parts = (rare.indptr, rare.indices, rare.data, rare.shape[1])
+    rows, cols, got = graph_module._rare_shares(*parts, common_norm, floor)
     found = {(int(i), int(j)): d for i, j, d in zip(rows, cols, got, strict=True)}
     assert len(found) == len(rows)  # each pair once, as (lower, higher)
     assert all(i < j for i, j in found)

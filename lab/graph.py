@@ -248,7 +248,7 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     rank_of_term = np.empty_like(df)
     rank_of_term[np.argsort(-df, kind="stable")] = np.arange(len(df))
     entry_rank = rank_of_term[terms]
-    by_row_rank = np.argsort(row_of * len(df) + entry_rank)  # by row, then by rank (unique keys)
+    by_row_rank = _order_of_distinct(row_of * len(df) + entry_rank)  # by row, then by rank
     mass = np.cumsum(unit[by_row_rank] ** 2)
     row_sorted = row_of[by_row_rank]
     starts = np.searchsorted(row_sorted, np.arange(n))
@@ -281,12 +281,22 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     )
 
 
+def _order_of_distinct(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys)`` of distinct non-negative integers: their positions sorted along with
+    them in the low digits of one key (a plain sort, faster than an argsort), if they fit."""
+    m = len(keys)
+    if m and int(keys.max()) < np.iinfo(np.int64).max // m - 1:
+        return np.sort(keys * m + np.arange(m)) % m
+    return np.argsort(keys)
+
+
 def _dense_columns(n, row_of, terms, values, keep) -> np.ndarray:
     """The entries ``keep`` of a sparse chunk x term matrix (given by ``row_of``, ``terms`` and
     ``values``) as a dense matrix over the terms they use, in term order."""
-    used = np.unique(terms[keep])
-    dense = np.zeros((n, len(used)))
-    dense[row_of[keep], np.searchsorted(used, terms[keep])] = values[keep]
+    kept = terms[keep]
+    used = np.bincount(kept, minlength=int(terms.max(initial=-1)) + 1) > 0
+    dense = np.zeros((n, np.count_nonzero(used)))
+    dense[row_of[keep], (np.cumsum(used) - 1)[kept]] = values[keep]  # used terms before it
     return dense
 
 

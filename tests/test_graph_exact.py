@@ -325,3 +325,21 @@ def test_structural_edges_match_the_pairwise_definition_on_a_collection(chunker)
 @given(corpora())
 def test_structural_edges_match_the_pairwise_definition_on_generated_documents(corpus):
     assert_structure_matches_naive(corpus, "structure", 120, True)
+
+
+def test_order_of_distinct_keys_is_their_argsort():
+    rng = np.random.default_rng(5)
+    for m, high in [(0, 1), (1, 1), (7, 10), (5_000, 10**6), (3_000, 2**62)]:  # the last too wide
+        keys = rng.choice(high, size=m, replace=False) if high < 10**7 else rng.integers(0, high, m)
+        assert len(np.unique(keys)) == m
+        assert np.array_equal(graph_module._order_of_distinct(keys), np.argsort(keys))
+
+
+def test_dense_columns_keep_the_used_terms_in_term_order():
+    row_of = np.array([0, 0, 1, 2, 2, 2])
+    terms = np.array([3, 9, 3, 0, 5, 9])
+    values = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    keep = np.array([True, True, True, False, False, True])
+    got = graph_module._dense_columns(3, row_of, terms, values, keep)
+    assert got.tolist() == [[1.0, 2.0], [3.0, 0.0], [0.0, 6.0]]  # columns: terms 3 and 9
+    assert graph_module._dense_columns(3, row_of, terms, values, keep & False).shape == (3, 0)

@@ -19,9 +19,15 @@ from .chunkers import Chunk
 from .parse import Document
 
 try:  # SciPy's sparse kernels, called on our arrays (the product with an output sized by us)
-    from scipy.sparse._sparsetools import csr_matmat, csr_row_index, csr_tocsc
+    from scipy.sparse._sparsetools import (
+        csr_matmat,
+        csr_matvecs,
+        csr_row_index,
+        csr_todense,
+        csr_tocsc,
+    )
 except ImportError:  # a SciPy without them: its public operations instead
-    csr_matmat = csr_row_index = csr_tocsc = None
+    csr_matmat = csr_matvecs = csr_row_index = csr_todense = csr_tocsc = None
 
 EDGE_WEIGHTS = {"adjacency": 1.0, "hierarchy": 0.3, "lexical": 0.5, "xref": 1.0}
 LEXICAL_MIN_COSINE = 0.2
@@ -90,7 +96,9 @@ class ChunkGraph:
         The same floats as iterating all columns at once: columns never mix, and a zero restart
         entry adds nothing, so the columns are iterated ``PAGERANK_BLOCK`` at a time (the iterate
         stays in cache) and the restart is added at its nonzero entries only (on a small graph,
-        where one call costs more than the arithmetic, as a dense matrix: adding 0 is exact)."""
+        where one call costs more than the arithmetic, as a dense matrix: adding 0 is exact).
+        The first step multiplies the restart as a sparse matrix: each chunk's sum takes the
+        same nonzero products in the same order, and the zero ones add nothing."""
         mass = np.zeros((q, self.n))
         if self.n == 0 or q == 0:
             return mass
@@ -111,13 +119,17 @@ class ChunkGraph:
             at = rows[seeds] * width + column
             p = np.zeros((self.n, width), dtype=np.float32)
             p.reshape(-1)[at] = weights[seeds]
+            step = np.empty_like(p)
             if small:
                 p0, base = p.copy(), stay * p
             else:
                 p0 = weights[seeds]
                 base = stay * p0
-            for _ in range(iterations):
-                step = walk @ p
+            for k in range(iterations):
+                if k or small:
+                    _walk_times(walk, p, step)
+                else:
+                    _walk_times_sparse(walk, rows[seeds], column, p0, step)
                 if small:
                     if len(sinks):
                         step += p0 * p[sinks].sum(axis=0)
@@ -128,7 +140,7 @@ class ChunkGraph:
                         step.reshape(-1)[at] += p0 * p[sinks].sum(axis=0)[column]
                     step *= follow
                     step.reshape(-1)[at] += base
-                p = step
+                p, step = step, p
             mass[lo:hi] = p.T
         return mass
 
@@ -149,6 +161,42 @@ class ChunkGraph:
 
     def edge_counts(self) -> dict[str, int]:
         return {kind: len(rows) for kind, (rows, _, _) in self.edges.items()}
+
+
+def _walk_times(walk: sp.csr_array, p: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = walk @ p`` (both n x width, C order), by SciPy's kernel when there is one:
+    it adds each row's products into zeros in the row's order, as ``@`` does."""
+    if csr_matvecs is None:
+        out[...] = walk @ p
+        return
+    n, width = p.shape
+    out.fill(0)
+    csr_matvecs(n, n, width, walk.indptr, walk.indices, walk.data, p.reshape(-1), out.reshape(-1))
+
+
+def _walk_times_sparse(
+    walk: sp.csr_array, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[...] = walk @ p`` for ``p`` zero but for ``values`` at ``(rows, cols)`` (each
+    position once), as a sparse product: per entry, the same nonzero products in the same order
+    (the chunk's neighbours in index order) as the dense product sums, without its zero ones."""
+    n, width = out.shape
+    if csr_matmat is None:
+        out[...] = walk @ sp.csr_array((values, (rows, cols)), shape=(n, width)).toarray()
+        return
+    index = walk.indptr.dtype
+    order = np.argsort(rows * width + cols)
+    p_indptr = np.zeros(n + 1, dtype=index)
+    np.cumsum(np.bincount(rows, minlength=n), out=p_indptr[1:])
+    p_cols, p_values = cols[order].astype(index), values[order]
+    # each of a restart entry's chunk's neighbours takes a product of it
+    bound = int(np.diff(walk.indptr)[rows].sum())
+    out_indptr = np.empty(n + 1, dtype=index)
+    out_cols, out_values = np.empty(bound, dtype=index), np.empty(bound, dtype=np.float32)
+    csr_matmat(n, width, walk.indptr, walk.indices, walk.data, p_indptr, p_cols, p_values,
+               out_indptr, out_cols, out_values)  # fmt: skip
+    out.fill(0)
+    csr_todense(n, width, out_indptr, out_cols, out_values, out.reshape(-1))
 
 
 def _pairs(

@@ -60,11 +60,15 @@ def seeded_restart(rng, n, q, empty=0):
      (200, 300, 20, 6), (90, 257, 1, 7), (300, 131, 0, 8), (280, 40, 9, 9), (257, 3, 30, 10)],
 )  # fmt: skip
 @pytest.mark.parametrize("small_graph", [0, 256, 10**6])
+@pytest.mark.parametrize("kernels", [True, False])
 def test_blocked_pagerank_gives_the_dense_iterations_floats(
-    monkeypatch, n, q, sinks, seed, small_graph
+    monkeypatch, n, q, sinks, seed, small_graph, kernels
 ):
     # the restart added by position (0), as a dense matrix (10**6) or by the graph's size (256)
     monkeypatch.setattr(graph_module, "SMALL_GRAPH", small_graph)
+    if not kernels:  # a SciPy without its kernels: the public products
+        monkeypatch.setattr(graph_module, "csr_matvecs", None)
+        monkeypatch.setattr(graph_module, "csr_matmat", None)
     rng = np.random.default_rng(seed)
     graph = random_graph(rng, n, 0.08, sinks)
     restart = seeded_restart(rng, n, q, empty=q // 7)
@@ -75,6 +79,10 @@ def test_blocked_pagerank_gives_the_dense_iterations_floats(
     got = graph.seeded_pagerank(rows[shuffled], cols[shuffled], restart[rows, cols][shuffled], q)
     assert got.shape == (q, n)
     assert np.array_equal(got, want.T)
+    # the first steps alone: a first step's rounding would fade out of 25 halving iterations
+    for iterations in (0, 1, 2):
+        got = graph.pagerank(restart, iterations=iterations)
+        assert np.array_equal(got, dense_pagerank(graph, restart, iterations=iterations))
 
 
 def test_seeded_pagerank_of_no_chunks_or_no_questions_is_empty():

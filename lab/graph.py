@@ -23,8 +23,8 @@ try:  # SciPy's sparse kernels, called on our arrays (the product with an output
         csr_matmat,
         csr_matvecs,
         csr_row_index,
-        csr_todense,
         csr_tocsc,
+        csr_todense,
     )
 except ImportError:  # a SciPy without them: its public operations instead
     csr_matmat = csr_matvecs = csr_row_index = csr_todense = csr_tocsc = None

@@ -380,7 +380,7 @@ def _rare_shares(
     terms' posting lengths (no counting pass first): for each row it sums the products over the
     shared terms in the row's term order, as ``@`` does (the same sum from either row)."""
     n, nnz = len(indptr) - 1, len(terms)
-    if csr_matmat is None or nnz >= np.iinfo(np.int32).max:
+    if csr_matmat is None or max(nnz, 2 * n_terms + 1) >= np.iinfo(np.int32).max:
         rare = sp.csr_matrix((values, terms, indptr), shape=(n, n_terms))
         return _rare_shares_public(rare, common_norm, floor)
     index = np.int32

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from samples import corpora
 
 import lab.graph as graph_module
@@ -351,3 +352,46 @@ def test_dense_columns_keep_the_used_terms_in_term_order():
     got = graph_module._dense_columns(3, row_of, terms, values, keep)
     assert got.tolist() == [[1.0, 2.0], [3.0, 0.0], [0.0, 6.0]]  # columns: terms 3 and 9
     assert graph_module._dense_columns(3, row_of, terms, values, keep & False).shape == (3, 0)
+
+
+@given(
+    st.integers(2, 70), st.integers(1, 30), st.floats(0.02, 0.6), st.sampled_from([1, 2, 5, 128])
+)
+@settings(max_examples=60, deadline=None)
+def test_rare_shares_by_the_kernel_match_the_full_product_on_random_matrices(
+    n, terms, density, block
+):
+    rng = np.random.default_rng([n, terms, int(density * 1000), block])
+    rare = sp.random(n, terms, density=density, random_state=rng, format="csr")
+    rare.data = 0.01 + rare.data
+    rare.sort_indices()
+    common_norm = rng.random(n) * 0.45 * (rng.random(n) < 0.8)  # some rows with none
+    floor = rng.choice([0.0, 0.05, 0.2])
+    full = sp.triu(rare @ rare.T, k=1).tocoo()
+    dots = {(int(i), int(j)): d for i, j, d in zip(full.row, full.col, full.data, strict=True)}
+    old = graph_module.LEXICAL_ROW_BLOCK
+    try:
+        graph_module.LEXICAL_ROW_BLOCK = block
+        parts = (rare.indptr, rare.indices, rare.data, terms)
+        rows, cols, got = graph_module._rare_shares(*parts, common_norm, floor)
+    finally:
+        graph_module.LEXICAL_ROW_BLOCK = old
+    found = {(int(i), int(j)): d for i, j, d in zip(rows, cols, got, strict=True)}
+    assert len(found) == len(rows) and all(i < j for i, j in found)
+    assert all(dots[pair] == d for pair, d in found.items())  # bit for bit
+    wanted = {p for p, d in dots.items() if d + common_norm[p[0]] * common_norm[p[1]] >= floor}
+    assert wanted <= set(found)
+
+
+@given(st.integers(1, 60), st.integers(1, 9), st.floats(0.0, 0.5), st.integers(0, 2**32 - 1))
+@settings(max_examples=80, deadline=None)
+def test_sparse_first_step_is_the_dense_products_floats(n, width, density, seed):
+    rng = np.random.default_rng(seed)
+    graph = random_graph(rng, n, density, int(rng.integers(0, n)))
+    walk, _ = graph._walk
+    restart = seeded_restart(rng, n, width).astype(np.float32)
+    rows, cols = np.nonzero(restart)
+    want = walk @ restart
+    got = np.full((n, width), np.nan, dtype=np.float32)  # every entry written
+    graph_module._walk_times_sparse(walk, rows, cols, restart[rows, cols], got)
+    assert got.tobytes() == want.tobytes()

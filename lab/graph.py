@@ -18,13 +18,24 @@ import scipy.sparse as sp
 from .chunkers import Chunk
 from .parse import Document
 
+try:  # SciPy's sparse kernels, called on our arrays (the product with an output sized by us)
+    from scipy.sparse._sparsetools import (
+        csr_matmat,
+        csr_matvecs,
+        csr_row_index,
+        csr_tocsc,
+        csr_todense,
+    )
+except ImportError:  # a SciPy without them: its public operations instead
+    csr_matmat = csr_matvecs = csr_row_index = csr_todense = csr_tocsc = None
+
 EDGE_WEIGHTS = {"adjacency": 1.0, "hierarchy": 0.3, "lexical": 0.5, "xref": 1.0}
 LEXICAL_MIN_COSINE = 0.2
 RESTART = 0.5
 ITERATIONS = 25
 PAGERANK_BLOCK = 128  # restart columns iterated together
 SMALL_GRAPH = 256  # chunks up to which the restart is added as a dense matrix, not by position
-LEXICAL_ROW_BLOCK = 512  # chunks whose lexical pairs are found together
+LEXICAL_ROW_BLOCK = 128  # chunks whose lexical pairs are found together
 PAIR_BLOCK = 8192  # candidate pairs whose common-term products are formed together
 
 
@@ -85,7 +96,9 @@ class ChunkGraph:
         The same floats as iterating all columns at once: columns never mix, and a zero restart
         entry adds nothing, so the columns are iterated ``PAGERANK_BLOCK`` at a time (the iterate
         stays in cache) and the restart is added at its nonzero entries only (on a small graph,
-        where one call costs more than the arithmetic, as a dense matrix: adding 0 is exact)."""
+        where one call costs more than the arithmetic, as a dense matrix: adding 0 is exact).
+        The first step multiplies the restart as a sparse matrix: each chunk's sum takes the
+        same nonzero products in the same order, and the zero ones add nothing."""
         mass = np.zeros((q, self.n))
         if self.n == 0 or q == 0:
             return mass
@@ -106,13 +119,17 @@ class ChunkGraph:
             at = rows[seeds] * width + column
             p = np.zeros((self.n, width), dtype=np.float32)
             p.reshape(-1)[at] = weights[seeds]
+            step = np.empty_like(p)
             if small:
                 p0, base = p.copy(), stay * p
             else:
                 p0 = weights[seeds]
                 base = stay * p0
-            for _ in range(iterations):
-                step = walk @ p
+            for k in range(iterations):
+                if k or small:
+                    _walk_times(walk, p, step)
+                else:
+                    _walk_times_sparse(walk, rows[seeds], column, p0, step)
                 if small:
                     if len(sinks):
                         step += p0 * p[sinks].sum(axis=0)
@@ -123,7 +140,7 @@ class ChunkGraph:
                         step.reshape(-1)[at] += p0 * p[sinks].sum(axis=0)[column]
                     step *= follow
                     step.reshape(-1)[at] += base
-                p = step
+                p, step = step, p
             mass[lo:hi] = p.T
         return mass
 
@@ -144,6 +161,42 @@ class ChunkGraph:
 
     def edge_counts(self) -> dict[str, int]:
         return {kind: len(rows) for kind, (rows, _, _) in self.edges.items()}
+
+
+def _walk_times(walk: sp.csr_array, p: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = walk @ p`` (both n x width, C order), by SciPy's kernel when there is one:
+    it adds each row's products into zeros in the row's order, as ``@`` does."""
+    if csr_matvecs is None:
+        out[...] = walk @ p
+        return
+    n, width = p.shape
+    out.fill(0)
+    csr_matvecs(n, n, width, walk.indptr, walk.indices, walk.data, p.reshape(-1), out.reshape(-1))
+
+
+def _walk_times_sparse(
+    walk: sp.csr_array, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[...] = walk @ p`` for ``p`` zero but for ``values`` at ``(rows, cols)`` (each
+    position once), as a sparse product: per entry, the same nonzero products in the same order
+    (the chunk's neighbours in index order) as the dense product sums, without its zero ones."""
+    n, width = out.shape
+    if csr_matmat is None:
+        out[...] = walk @ sp.csr_array((values, (rows, cols)), shape=(n, width)).toarray()
+        return
+    index = walk.indptr.dtype
+    order = np.argsort(rows * width + cols)
+    p_indptr = np.zeros(n + 1, dtype=index)
+    np.cumsum(np.bincount(rows, minlength=n), out=p_indptr[1:])
+    p_cols, p_values = cols[order].astype(index), values[order]
+    # each of a restart entry's chunk's neighbours takes a product of it
+    bound = int(np.diff(walk.indptr)[rows].sum())
+    out_indptr = np.empty(n + 1, dtype=index)
+    out_cols, out_values = np.empty(bound, dtype=index), np.empty(bound, dtype=np.float32)
+    csr_matmat(n, width, walk.indptr, walk.indices, walk.data, p_indptr, p_cols, p_values,
+               out_indptr, out_cols, out_values)  # fmt: skip
+    out.fill(0)
+    csr_todense(n, width, out_indptr, out_cols, out_values, out.reshape(-1))
 
 
 def _pairs(
@@ -243,7 +296,7 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     rank_of_term = np.empty_like(df)
     rank_of_term[np.argsort(-df, kind="stable")] = np.arange(len(df))
     entry_rank = rank_of_term[terms]
-    by_row_rank = np.argsort(row_of * len(df) + entry_rank)  # by row, then by rank (unique keys)
+    by_row_rank = _order_of_distinct(row_of * len(df) + entry_rank)  # by row, then by rank
     mass = np.cumsum(unit[by_row_rank] ** 2)
     row_sorted = row_of[by_row_rank]
     starts = np.searchsorted(row_sorted, np.arange(n))
@@ -258,8 +311,8 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     common_norm = np.sqrt(_sparse_row_sums(common_part * common_part))
     counts = np.bincount(row_of[rare], minlength=n)
     indptr = np.concatenate([[0], np.cumsum(counts)])
-    rare_part = sp.csr_matrix((unit[rare], terms[rare], indptr), shape=term_weights.shape)
-    rows, cols, rare_dot = _rare_shares(rare_part, common_norm, min_cosine - 1e-12)
+    rare_part = (indptr, terms[rare], unit[rare], term_weights.shape[1])
+    rows, cols, rare_dot = _rare_shares(*rare_part, common_norm, min_cosine - 1e-12)
     maybe = rare_dot + common_norm[rows] * common_norm[cols] >= min_cosine - 1e-12
     rows, cols, rare_dot = rows[maybe], cols[maybe], rare_dot[maybe]
     common_dot = np.zeros(len(rows))
@@ -276,12 +329,22 @@ def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
     )
 
 
+def _order_of_distinct(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys)`` of distinct non-negative integers: their positions sorted along with
+    them in the low digits of one key (a plain sort, faster than an argsort), if they fit."""
+    m = len(keys)
+    if m and int(keys.max()) < np.iinfo(np.int64).max // m - 1:
+        return np.sort(keys * m + np.arange(m)) % m
+    return np.argsort(keys)
+
+
 def _dense_columns(n, row_of, terms, values, keep) -> np.ndarray:
     """The entries ``keep`` of a sparse chunk x term matrix (given by ``row_of``, ``terms`` and
     ``values``) as a dense matrix over the terms they use, in term order."""
-    used = np.unique(terms[keep])
-    dense = np.zeros((n, len(used)))
-    dense[row_of[keep], np.searchsorted(used, terms[keep])] = values[keep]
+    kept = terms[keep]
+    used = np.bincount(kept, minlength=int(terms.max(initial=-1)) + 1) > 0
+    dense = np.zeros((n, np.count_nonzero(used)))
+    dense[row_of[keep], (np.cumsum(used) - 1)[kept]] = values[keep]  # used terms before it
     return dense
 
 
@@ -297,11 +360,83 @@ def _sparse_row_sums(products: np.ndarray) -> np.ndarray:
     return sums
 
 
-def _rare_shares(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):
-    """Pairs ``i < j`` sharing a rare term whose rare dot product (as the full product
-    ``rare_part @ rare_part.T`` sums it) could reach ``floor`` with the common terms' help, at
-    most ``common_norm[i] * max(common_norm)``. Computed ``LEXICAL_ROW_BLOCK`` rows at a time
-    against the rows from theirs on: the upper triangle only, and no pass over every product."""
+def _rare_shares(
+    indptr: np.ndarray,
+    terms: np.ndarray,
+    values: np.ndarray,
+    n_terms: int,
+    common_norm: np.ndarray,
+    floor: float,
+):
+    """Pairs ``i != j`` sharing a rare term whose rare dot product (as the full product
+    ``rare @ rare.T`` sums it, ``rare`` the chunk x term CSR matrix of ``indptr``, ``terms``,
+    ``values``) could reach ``floor`` with the common terms' help, as ``(min, max, dot)``, in no
+    particular order.
+
+    The rows go by decreasing common norm, ``LEXICAL_ROW_BLOCK`` at a time, each block against
+    the rows from it on in that order (each pair once), so the common terms add at most
+    ``common_norm[i]`` times the block's first norm, and the rows of a block need nearly the
+    same rare dot product. SciPy's product kernel is called directly, its output sized from the
+    terms' posting lengths (no counting pass first): for each row it sums the products over the
+    shared terms in the row's term order, as ``@`` does (the same sum from either row)."""
+    n, nnz = len(indptr) - 1, len(terms)
+    if csr_matmat is None or max(nnz, 2 * n_terms + 1) >= np.iinfo(np.int32).max:
+        rare = sp.csr_matrix((values, terms, indptr), shape=(n, n_terms))
+        return _rare_shares_public(rare, common_norm, floor)
+    index = np.int32
+    indptr, terms = indptr.astype(index, copy=False), terms.astype(index, copy=False)
+    order = np.argsort(-common_norm, kind="stable").astype(index)
+    # rank r is chunk order[r], each row's terms in the same order
+    ranked_indptr = np.zeros(n + 1, dtype=index)
+    np.cumsum(np.diff(indptr)[order], out=ranked_indptr[1:])
+    ranked_terms, ranked_values = np.empty(nnz, dtype=index), np.empty(nnz)
+    csr_row_index(n, order, indptr, terms, values, ranked_terms, ranked_values)
+    indptr, terms, values = ranked_indptr, ranked_terms, ranked_values
+    # The postings by term, each by decreasing rank, so the ranks from a block on are a prefix
+    # of each: the kernel reads term t's postings between b_indptr[2t] and b_indptr[2t + 1],
+    # and the rows 2t + 1 of this doubled matrix are the postings of earlier ranks, unread.
+    reverse_indptr = indptr[-1] - indptr[::-1]
+    reverse_terms, reverse_values = np.empty(nnz, dtype=index), np.empty(nnz)
+    csr_row_index(n, np.arange(n - 1, -1, -1, dtype=index), indptr, terms, values,
+                  reverse_terms, reverse_values)  # fmt: skip
+    posting_start = np.empty(n_terms + 1, dtype=index)
+    posting_rank, posting_value = np.empty(nnz, dtype=index), np.empty(nnz)
+    csr_tocsc(n, n_terms, reverse_indptr, reverse_terms, reverse_values,
+              posting_start, posting_rank, posting_value)  # fmt: skip
+    posting_rank = n - 1 - posting_rank
+    lengths = np.diff(posting_start)  # per term, its postings from the block's rank on
+    b_indptr = np.repeat(posting_start, 2)[1:]
+    doubled = 2 * terms
+    found, previous = [], 0
+    for lo in range(0, n, LEXICAL_ROW_BLOCK):
+        hi = min(n, lo + LEXICAL_ROW_BLOCK)
+        if lo:
+            lengths -= np.bincount(terms[indptr[previous] : indptr[lo]], minlength=n_terms)
+            previous = lo
+        np.add(posting_start[:-1], lengths, out=b_indptr[1::2])
+        a_terms = terms[indptr[lo] : indptr[hi]]
+        bound = min(int(lengths[a_terms].sum()), (hi - lo) * (n - lo))
+        out_indptr = np.empty(hi - lo + 1, dtype=index)
+        out_ranks = np.empty(bound, dtype=index)
+        out_dots = np.empty(bound)
+        csr_matmat(
+            hi - lo, n, indptr[lo : hi + 1] - indptr[lo], doubled[indptr[lo] : indptr[hi]],
+            values[indptr[lo] : indptr[hi]], b_indptr, posting_rank, posting_value,
+            out_indptr, out_ranks, out_dots,
+        )  # fmt: skip
+        reach = common_norm[order[lo:hi]] * common_norm[order[lo]] + 1e-9
+        threshold = floor - reach  # increasing down the block
+        near = np.flatnonzero(out_dots[: out_indptr[-1]] >= threshold[0])
+        rows = np.searchsorted(out_indptr, near, side="right") - 1
+        cols, dots = out_ranks[near], out_dots[near]
+        keep = (dots >= threshold[rows]) & (cols > lo + rows)
+        i, j = order[lo + rows[keep]], order[cols[keep]]
+        found.append((np.minimum(i, j), np.maximum(i, j), dots[keep]))
+    return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))
+
+
+def _rare_shares_public(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):
+    """``_rare_shares`` through SciPy's public product (a SciPy without its kernels)."""
     n = rare_part.shape[0]
     found = []
     for lo in range(0, n, LEXICAL_ROW_BLOCK):

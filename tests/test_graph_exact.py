@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from samples import corpora
 
 import lab.graph as graph_module
@@ -60,11 +61,15 @@ def seeded_restart(rng, n, q, empty=0):
      (200, 300, 20, 6), (90, 257, 1, 7), (300, 131, 0, 8), (280, 40, 9, 9), (257, 3, 30, 10)],
 )  # fmt: skip
 @pytest.mark.parametrize("small_graph", [0, 256, 10**6])
+@pytest.mark.parametrize("kernels", [True, False])
 def test_blocked_pagerank_gives_the_dense_iterations_floats(
-    monkeypatch, n, q, sinks, seed, small_graph
+    monkeypatch, n, q, sinks, seed, small_graph, kernels
 ):
     # the restart added by position (0), as a dense matrix (10**6) or by the graph's size (256)
     monkeypatch.setattr(graph_module, "SMALL_GRAPH", small_graph)
+    if not kernels:  # a SciPy without its kernels: the public products
+        monkeypatch.setattr(graph_module, "csr_matvecs", None)
+        monkeypatch.setattr(graph_module, "csr_matmat", None)
     rng = np.random.default_rng(seed)
     graph = random_graph(rng, n, 0.08, sinks)
     restart = seeded_restart(rng, n, q, empty=q // 7)
@@ -75,6 +80,10 @@ def test_blocked_pagerank_gives_the_dense_iterations_floats(
     got = graph.seeded_pagerank(rows[shuffled], cols[shuffled], restart[rows, cols][shuffled], q)
     assert got.shape == (q, n)
     assert np.array_equal(got, want.T)
+    # the first steps alone: a first step's rounding would fade out of 25 halving iterations
+    for iterations in (0, 1, 2):
+        got = graph.pagerank(restart, iterations=iterations)
+        assert np.array_equal(got, dense_pagerank(graph, restart, iterations=iterations))
 
 
 def test_seeded_pagerank_of_no_chunks_or_no_questions_is_empty():
@@ -141,13 +150,22 @@ def brute_force_lexical(matrix):
     return {(int(a), int(b)): 0.5 * cosine[a, b] for a, b in zip(i, j, strict=True)}
 
 
+@pytest.fixture(params=["kernel", "public product"])
+def product_path(request, monkeypatch):
+    """Each lexical test twice: SciPy's product kernel called directly, and the fallback through
+    its public product (a SciPy without the kernel)."""
+    if request.param != "kernel":
+        monkeypatch.setattr(graph_module, "csr_matmat", None)
+    return request.param
+
+
 @pytest.mark.parametrize("block", [1, 3, 64, 512])
 @pytest.mark.parametrize(
     ("n", "terms", "density", "seed"),
     [(30, 12, 0.3, 1), (60, 40, 0.1, 2), (80, 25, 0.25, 3), (120, 300, 0.03, 4), (7, 5, 0.6, 5)],
 )
 def test_lexical_edges_match_brute_force_all_pairs_cosine(
-    monkeypatch, block, n, terms, density, seed
+    monkeypatch, product_path, block, n, terms, density, seed
 ):
     monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
     rng = np.random.default_rng(seed)
@@ -168,7 +186,7 @@ def test_lexical_edges_match_brute_force_all_pairs_cosine(
 @pytest.mark.parametrize("block", [1, 4, 50])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
-    monkeypatch, block, seed
+    monkeypatch, product_path, block, seed
 ):
     monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
     rng = np.random.default_rng(seed)
@@ -178,9 +196,11 @@ def test_rare_shares_are_the_full_products_pairs_that_could_reach_the_floor(
     full = sp.triu(rare @ rare.T, k=1).tocoo()
     dots = {(int(i), int(j)): d for i, j, d in zip(full.row, full.col, full.data, strict=True)}
     floor = 0.2 - 1e-12
-    rows, cols, got = graph_module._rare_shares(rare, common_norm, floor)
+    parts = (rare.indptr, rare.indices, rare.data, rare.shape[1])
+    rows, cols, got = graph_module._rare_shares(*parts, common_norm, floor)
     found = {(int(i), int(j)): d for i, j, d in zip(rows, cols, got, strict=True)}
-    assert len(found) == len(rows)
+    assert len(found) == len(rows)  # each pair once, as (lower, higher)
+    assert all(i < j for i, j in found)
     assert all(dots[pair] == d for pair, d in found.items())  # the full product's floats
     wanted = {p for p, d in dots.items() if d + common_norm[p[0]] * common_norm[p[1]] >= floor}
     assert wanted <= set(found)
@@ -227,7 +247,9 @@ def sparse_lexical(matrix, tau=0.2):
 @pytest.mark.parametrize("block", [3, 512])
 @pytest.mark.parametrize("pair_block", [2, 8192])
 @pytest.mark.parametrize("seed", range(6))
-def test_lexical_weights_are_the_sparse_products_floats(monkeypatch, block, pair_block, seed):
+def test_lexical_weights_are_the_sparse_products_floats(
+    monkeypatch, product_path, block, pair_block, seed
+):
     monkeypatch.setattr(graph_module, "LEXICAL_ROW_BLOCK", block)
     monkeypatch.setattr(graph_module, "PAIR_BLOCK", pair_block)
     rng = np.random.default_rng(seed)
@@ -312,3 +334,64 @@ def test_structural_edges_match_the_pairwise_definition_on_a_collection(chunker)
 @given(corpora())
 def test_structural_edges_match_the_pairwise_definition_on_generated_documents(corpus):
     assert_structure_matches_naive(corpus, "structure", 120, True)
+
+
+def test_order_of_distinct_keys_is_their_argsort():
+    rng = np.random.default_rng(5)
+    for m, high in [(0, 1), (1, 1), (7, 10), (5_000, 10**6), (3_000, 2**62)]:  # the last too wide
+        keys = rng.choice(high, size=m, replace=False) if high < 10**7 else rng.integers(0, high, m)
+        assert len(np.unique(keys)) == m
+        assert np.array_equal(graph_module._order_of_distinct(keys), np.argsort(keys))
+
+
+def test_dense_columns_keep_the_used_terms_in_term_order():
+    row_of = np.array([0, 0, 1, 2, 2, 2])
+    terms = np.array([3, 9, 3, 0, 5, 9])
+    values = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    keep = np.array([True, True, True, False, False, True])
+    got = graph_module._dense_columns(3, row_of, terms, values, keep)
+    assert got.tolist() == [[1.0, 2.0], [3.0, 0.0], [0.0, 6.0]]  # columns: terms 3 and 9
+    assert graph_module._dense_columns(3, row_of, terms, values, keep & False).shape == (3, 0)
+
+
+@given(
+    st.integers(2, 70), st.integers(1, 30), st.floats(0.02, 0.6), st.sampled_from([1, 2, 5, 128])
+)
+@settings(max_examples=60, deadline=None)
+def test_rare_shares_by_the_kernel_match_the_full_product_on_random_matrices(
+    n, terms, density, block
+):
+    rng = np.random.default_rng([n, terms, int(density * 1000), block])
+    rare = sp.random(n, terms, density=density, random_state=rng, format="csr")
+    rare.data = 0.01 + rare.data
+    rare.sort_indices()
+    common_norm = rng.random(n) * 0.45 * (rng.random(n) < 0.8)  # some rows with none
+    floor = rng.choice([0.0, 0.05, 0.2])
+    full = sp.triu(rare @ rare.T, k=1).tocoo()
+    dots = {(int(i), int(j)): d for i, j, d in zip(full.row, full.col, full.data, strict=True)}
+    old = graph_module.LEXICAL_ROW_BLOCK
+    try:
+        graph_module.LEXICAL_ROW_BLOCK = block
+        parts = (rare.indptr, rare.indices, rare.data, terms)
+        rows, cols, got = graph_module._rare_shares(*parts, common_norm, floor)
+    finally:
+        graph_module.LEXICAL_ROW_BLOCK = old
+    found = {(int(i), int(j)): d for i, j, d in zip(rows, cols, got, strict=True)}
+    assert len(found) == len(rows) and all(i < j for i, j in found)
+    assert all(dots[pair] == d for pair, d in found.items())  # bit for bit
+    wanted = {p for p, d in dots.items() if d + common_norm[p[0]] * common_norm[p[1]] >= floor}
+    assert wanted <= set(found)
+
+
+@given(st.integers(1, 60), st.integers(1, 9), st.floats(0.0, 0.5), st.integers(0, 2**32 - 1))
+@settings(max_examples=80, deadline=None)
+def test_sparse_first_step_is_the_dense_products_floats(n, width, density, seed):
+    rng = np.random.default_rng(seed)
+    graph = random_graph(rng, n, density, int(rng.integers(0, n)))
+    walk, _ = graph._walk
+    restart = seeded_restart(rng, n, width).astype(np.float32)
+    rows, cols = np.nonzero(restart)
+    want = walk @ restart
+    got = np.full((n, width), np.nan, dtype=np.float32)  # every entry written
+    graph_module._walk_times_sparse(walk, rows, cols, restart[rows, cols], got)
+    assert got.tobytes() == want.tobytes()

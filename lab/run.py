@@ -26,9 +26,10 @@ from .metrics import (
     RankingMeans,
     aggregate,
     index_stats,
-    rank_question,
+    rank_questions,
     ranking_means,
     score_question,
+    score_questions,
     tally,
 )
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
@@ -329,16 +330,15 @@ class Retrieval:
         ``KEPT_BUDGETS`` budgets asked for."""
         scored = self._kept([budget])[0]
         if scored.results is None:
-            index, keys = self.index, self.index.delivery_keys
             scored.results = tuple(
-                score_question(index, q, r, Context.of(look, outcome, budget, keys), ranked=p)
-                for q, r, look, outcome, p in zip(
+                score_questions(
+                    self.index,
                     self.questions,
                     self.rankings,
                     scored.looks,
                     scored.outcomes,
+                    budget,
                     self.ranked,
-                    strict=True,
                 )
             )
         return scored.results
@@ -392,10 +392,7 @@ class Retrieval:
     @cached_property
     def ranked(self) -> list[RankedQuestion]:
         """Per question, what its result owes to the ranking alone (the same at every budget)."""
-        return [
-            rank_question(self.index, q, r, look)
-            for q, r, look in zip(self.questions, self.rankings, self.first_looks, strict=True)
-        ]
+        return rank_questions(self.index, self.questions, self.rankings, self.first_looks)
 
     @cached_property
     def _means(self) -> RankingMeans:

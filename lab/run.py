@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk
+from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, walk_ranking
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .gc_pause import gc_paused
@@ -377,16 +377,16 @@ class Retrieval:
 
     def _walk(self, budgets: list[int]) -> tuple[list[Look], list[list[Outcome]]]:
         """Per question, the look the assembler needed and its outcome at each budget: the first
-        look, or the whole ranking where a budget walked past the first look (a walk that long
-        is looking for a short chunk far down, and usually goes far: looks growing fourfold
-        walked again and again measured slower)."""
+        look, or where a budget walked past it, the whole ranking sorted at once and walked
+        (``walk_ranking``: a walk that long is looking for a short chunk far down, and often
+        goes far; looks growing fourfold, each sorted again, measured slower)."""
         index = self.index
         marks, keys, words = index.delivered_marks, index.delivery_keys, index.words
         looks = list(self.first_looks)
         walked = [walk(look, budgets, marks, keys) for look in looks]
         for j in _short(looks, walked):
-            looks[j] = Look.of(offered_order(self.rankings[j].score), None, words)
-            walked[j] = walk(looks[j], budgets, marks, keys)
+            order = offered_order(self.rankings[j].score)
+            looks[j], walked[j] = walk_ranking(order, words, budgets, marks, keys)
         return looks, walked
 
     @cached_property

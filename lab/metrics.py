@@ -467,7 +467,8 @@ def index_stats(index: Index, budget: int) -> IndexStats:
     delivered = np.fromiter((len(c.text) for c in chunks), dtype=np.int64, count=n)
     total_chars = sum(len(d.text) for d in corpus.documents) or 1
     spans = {(ev.doc, ev.start, ev.end): ev for q in corpus.questions for ev in q.evidence}
-    intact = sum(1 for ev in spans.values() if len(index.holding(ev)))
+    held = index.holder_lists
+    intact = sum(1 for key in spans if held[key])
     return IndexStats(
         chunks=n,
         mean_chars=float(body.mean()) if n else 0.0,
@@ -482,7 +483,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
             len({corpus.documents[d].unit_at(c) for c in cuts}) for d, cuts in enumerate(index.cuts)
         ),
         split_evidence=sum(
-            1 for ev in spans.values() if _cut_inside(index.cuts, ev) and not len(index.holding(ev))
+            1 for key, ev in spans.items() if not held[key] and _cut_inside(index.cuts, ev)
         ),
         mean_delivered_chars=float(delivered.mean()) if n else 0.0,
         max_delivered_chars=int(delivered.max()) if n else 0,

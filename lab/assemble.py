@@ -13,6 +13,7 @@ import numpy as np
 
 NOVELTY = 0.3
 FIRST_LOOK = 32  # ranked chunks examined before the rest of the ranking is sorted
+GROWN = 256  # chunks of a whole ranking sorted at once made into a look first (``walk_ranking``)
 SCAN = 32  # chunks too long for the budget passed one by one before the rest is searched at once
 MARK_CELLS = 1 << 22  # chunks x token marks set out at once when building ``TokenMarks``
 
@@ -241,6 +242,29 @@ def walk(
             for b in range(lo, hi):
                 out[b] = (picks, n, used)
     return out
+
+
+def walk_ranking(
+    order: np.ndarray,
+    words: np.ndarray,
+    budgets: Sequence[int],
+    marks: TokenMarks,
+    keys: Sequence[int] | None = None,
+) -> tuple[Look, list[Outcome]]:
+    """``walk`` over the whole ranking ``order`` (every offered chunk, best first) and the look
+    it was walked over: a look of its first ``GROWN`` chunks, if no budget walks to its end
+    (then it decides as the whole ranking would), or else the whole ranking. Most walks stop
+    early: only that part of a long ranking is made into lists."""
+    sizes = words[order]
+    least = np.minimum.accumulate(sizes[::-1])[::-1]
+    if len(order) > GROWN:
+        head = sizes[:GROWN]
+        look = Look(order[:GROWN].tolist(), head.tolist(), least[:GROWN].tolist(), False, head)
+        outcomes = walk(look, budgets, marks, keys)
+        if all(cut < GROWN for _, cut, _ in outcomes):
+            return look, outcomes
+    look = Look(order.tolist(), sizes.tolist(), least.tolist(), True, sizes)
+    return look, walk(look, budgets, marks, keys)
 
 
 def _next_fit(words: np.ndarray, limit: int, start: int) -> int:

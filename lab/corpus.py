@@ -44,6 +44,7 @@ MAX_QE_CHARS = 5_000_000
 MAX_NESTING = 32  # a QE file needs 5 levels; anything deeper is left out rather than recursed into
 
 KEY_WORDS = 3
+SCAN_CHARS = 1_000_000  # text a locator reads needle by needle before it indexes the runs of words
 
 # Look-alike characters that keyboards, word processors and PDF extraction put in place of one
 # another, by kind, with the plain text each folds to. Evidence not found as typed is looked for
@@ -203,14 +204,16 @@ class _Locator:
         self.text = text
         # the words joined by one space, and each flat character's original offset (a space
         # between two words stands at the first whitespace character after the first)
-        self.flat = " ".join(text.split())
+        self.words = text.split()
+        self.flat = " ".join(self.words)
         self.offsets = _flat_offsets(text)
+        self.scanned = 0  # characters read by ``word_hits`` before it indexed the runs
 
     @cached_property
     def _runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each word's flat offset, and the runs of ``KEY_WORDS`` words (by their first word)
         ordered by a hash of the run, with the sorted hashes: a run is found by bisection."""
-        words = self.flat.split(" ")
+        words = self.words or [""]  # ``self.flat.split(" ")``
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
         starts = np.cumsum(lengths + 1) - lengths - 1
         count = len(words) - KEY_WORDS + 1
@@ -225,11 +228,21 @@ class _Locator:
         run = needle.split(" ", KEY_WORDS)[:KEY_WORDS]
         if len(run) < KEY_WORDS:
             return []
+        flat, end = self.flat, len(run) - 1 + sum(map(len, run))
+        if self.scanned + len(flat) <= SCAN_CHARS and "_runs" not in self.__dict__:
+            # A short text, or the first few needles: reading the text costs less than
+            # indexing its runs.
+            self.scanned += len(flat)
+            hits, p, last = [], flat.find(needle), len(flat)
+            while p >= 0:
+                if (p == 0 or flat[p - 1] == " ") and (p + end == last or flat[p + end] == " "):
+                    hits.append(p)
+                p = flat.find(needle, p + 1)
+            return hits
         starts, order, hashes = self._runs
         key = _run_hash(run)
         lo = int(hashes.searchsorted(key, "left"))
         hi = int(hashes.searchsorted(key, "right"))
-        flat, end = self.flat, len(run) - 1 + sum(map(len, run))
         # the same hash: the same words, unless two runs' hashes collide
         hits = [
             p

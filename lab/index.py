@@ -142,8 +142,13 @@ class Index:
         return build_graph(self.chunks, self.corpus.documents, self.bm25.matrix, self.resolve_refs)
 
     @cached_property
-    def holders(self) -> dict[tuple[int, int], np.ndarray]:
+    def holders(self) -> dict[tuple[int, int, int], np.ndarray]:
         """Chunks holding each evidence span whole, keyed by ``(doc, start, end)`` span."""
+        return {key: np.asarray(ks, dtype=np.int64) for key, ks in self.holder_lists.items()}
+
+    @cached_property
+    def holder_lists(self) -> dict[tuple[int, int, int], tuple[int, ...]]:
+        """``holders`` as tuples of ints (ascending), for scoring question by question."""
         by_doc: dict[int, list[tuple[int, int, int]]] = {}
         for k, c in enumerate(self.chunks):
             for s, e in c.source:
@@ -153,7 +158,7 @@ class Index:
             ranges.sort()
             longest = max(e - s for s, e, _ in ranges)
             tables[doc] = (ranges, [s for s, _, _ in ranges], longest)
-        found: dict[tuple[int, int], np.ndarray] = {}
+        found: dict[tuple[int, int, int], tuple[int, ...]] = {}
         for q in self.corpus.questions:
             for ev in q.evidence:
                 key = (ev.doc, ev.start, ev.end)
@@ -162,14 +167,8 @@ class Index:
                 ranges, starts, longest = tables.get(ev.doc, ([], [], 0))
                 hi = bisect_right(starts, ev.start)
                 lo = bisect_right(starts, ev.end - longest - 1)
-                ks = sorted({k for s, e, k in ranges[lo:hi] if e >= ev.end})
-                found[key] = np.asarray(ks, dtype=np.int64)
+                found[key] = tuple(sorted({k for s, e, k in ranges[lo:hi] if e >= ev.end}))
         return found
-
-    @cached_property
-    def holder_lists(self) -> dict[tuple[int, int, int], tuple[int, ...]]:
-        """``holders`` as tuples of ints, for scoring question by question."""
-        return {key: tuple(ks.tolist()) for key, ks in self.holders.items()}
 
     @cached_property
     def doc_names(self) -> tuple[str, ...]:

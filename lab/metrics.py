@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assemble import FIRST_LOOK, Context, Look, look_ahead
+from .assemble import BELOW_CUT, FIRST_LOOK, OVER_BUDGET, Context, Look, Outcome, look_ahead
 from .corpus import Question
 from .index import Index
 from .retrieve import Ranking
 from .stats import wilson_interval
 
-KS = (1, 3, 5, 10)
+KS = (1, 3, 5, 10)  # rank_questions counts ranks below these as written
 
 FILTERED_OUT = "filtered out"
 NOT_INTACT = "not intact"
@@ -219,6 +219,80 @@ def rank_question(
     return ranked_question
 
 
+def rank_questions(
+    index: Index,
+    questions: Sequence[Question],
+    rankings: Sequence[Ranking],
+    looks: Sequence[Look],
+) -> list[RankedQuestion]:
+    """``rank_question(index, q, ranking, look)`` for every question (``looks``: each ranking's
+    first look), in one loop."""
+    holding, put = index.holder_lists, _RANKED
+    out = []
+    waiting = []  # (question, span, holders): no holder of the span shown in a partial look
+    for q, look in zip(questions, looks, strict=True):
+        held = tuple([holding[ev.doc, ev.start, ev.end] for ev in q.evidence])
+        ranked = look.ranked
+        where: dict[int, int] = {}
+        bests: list = []
+        for holders in held:
+            best = None
+            for h in holders:
+                p = where.get(h)
+                if p is None and h in ranked:
+                    p = where[h] = ranked.index(h)
+                if p is not None and (best is None or p < best[0]):
+                    best = (p, h)
+            if best is None and holders and not look.whole:
+                waiting.append((len(out), len(bests), holders))
+            bests.append(best)
+        # Relevant chunks ranked above k for k in KS (any such chunk is in the look).
+        c1 = c3 = c5 = c10 = 0
+        for p in where.values():
+            if p < 10:
+                c10 += 1
+                if p < 5:
+                    c5 += 1
+                    if p < 3:
+                        c3 += 1
+                        if p < 1:
+                            c1 += 1
+        n = len(held[0]) if len(held) == 1 else len(set().union(*held))
+        result = _new(RankedQuestion)
+        put[0](result, held)
+        put[1](result, bests)
+        if n:
+            put[2](result, {1: c1 / n, 3: c3 / n, 5: c5 / n, 10: c10 / n})
+        else:
+            put[2](result, {1: 0.0, 3: 0.0, 5: 0.0, 10: 0.0})
+        put[3](result, {1: c1 / 1, 3: c3 / 3, 5: c5 / 5, 10: c10 / 10})
+        out.append(result)
+    if waiting:
+        _rank_past_looks(out, waiting, rankings)
+    for result in out:
+        bests = result.best
+        ranks = [b[0] for b in bests if b is not None]
+        put[1](result, tuple(bests))
+        put[4](result, 1 / (min(ranks) + 1) if ranks else 0.0)
+    return out
+
+
+def _rank_past_looks(out: list[RankedQuestion], waiting: list, rankings: Sequence[Ranking]) -> None:
+    """Fill in each waiting span's best holder ``(position, chunk)`` (see ``rank_questions``):
+    its offered holder ranked first (the highest score, ties in index order), at its position
+    in the whole ranking (``Ranking.position``)."""
+    count = np.count_nonzero
+    for j, i, holders in waiting:
+        score = rankings[j].score
+        best = None
+        for h, s in zip(holders, score.take(holders).tolist(), strict=True):
+            if s > 0 and (best is None or s > best[0]):
+                best = (s, h)
+        if best is not None:
+            s, h = best
+            out[j].best[i] = (int(count(score > s) + count(score[:h] == s)), h)
+
+
 def score_question(
     index: Index,
     q: Question,
@@ -271,6 +345,67 @@ def score_question(
     put[8](result, ranked.precision_at)
     put[9](result, ranked.reciprocal_rank)
     return result
+
+
+def score_questions(
+    index: Index,
+    questions: Sequence[Question],
+    rankings: Sequence[Ranking],
+    looks: Sequence[Look],
+    outcomes: Sequence[Outcome],
+    budget: int,
+    ranked: Sequence[RankedQuestion],
+) -> list[QuestionResult]:
+    """``score_question(index, q, ranking, Context.of(look, outcome, budget, keys), ranked=r)``
+    for every question, in one loop: a question's context is built only to say why a chunk
+    before its cut was passed over."""
+    names, picks, keys = index.doc_names, index.pick_fields, index.delivery_keys
+    put, pick, evidence_result = _RESULT, _pick, _evidence
+    out = []
+    for q, ranking, look, outcome, r in zip(
+        questions, rankings, looks, outcomes, ranked, strict=True
+    ):
+        positions, cut, used = outcome
+        order = look.ranked
+        taken = [order[p] for p in positions]
+        chosen = set(taken)
+        evidence = []
+        partial, complete = False, True
+        for ev, holders, best in zip(q.evidence, r.holders, r.best, strict=True):
+            if not chosen.isdisjoint(holders):
+                partial = True
+                span, name = (ev.start, ev.end), names[ev.doc]
+                evidence.append(evidence_result(span, True, None, best[0] + 1, name))
+                continue
+            complete = False
+            if ranking.allowed is not None and ev.doc not in ranking.allowed:
+                diagnosis = FILTERED_OUT
+            elif not holders:
+                diagnosis = NOT_INTACT
+            elif best is None:
+                diagnosis = NOT_RANKED
+            elif best[0] >= cut:  # ``Context.decision`` past the cut
+                diagnosis = OVER_BUDGET if picks[best[1]][1] > budget else BELOW_CUT
+            else:
+                walked = Context.of(look, outcome, budget, keys)
+                diagnosis = walked.decision(best[1], best[0], picks[best[1]][1])
+            rank = best[0] + 1 if best else None
+            span, name = (ev.start, ev.end), names[ev.doc]
+            evidence.append(evidence_result(span, False, diagnosis, rank, name))
+        result = _new(QuestionResult)
+        put[0](result, q.id)
+        put[1](result, q.split)
+        put[2](result, partial)
+        put[3](result, complete)
+        context = [pick(picks[k], p + 1) for k, p in zip(taken, positions, strict=True)]
+        put[4](result, tuple(context))
+        put[5](result, tuple(evidence))
+        put[6](result, used)
+        put[7](result, r.recall_at)
+        put[8](result, r.precision_at)
+        put[9](result, r.reciprocal_rank)
+        out.append(result)
+    return out
 
 
 def aggregate(results: Sequence[QuestionResult]) -> Metrics:
@@ -332,7 +467,8 @@ def index_stats(index: Index, budget: int) -> IndexStats:
     delivered = np.fromiter((len(c.text) for c in chunks), dtype=np.int64, count=n)
     total_chars = sum(len(d.text) for d in corpus.documents) or 1
     spans = {(ev.doc, ev.start, ev.end): ev for q in corpus.questions for ev in q.evidence}
-    intact = sum(1 for ev in spans.values() if len(index.holding(ev)))
+    held = index.holder_lists
+    intact = sum(1 for key in spans if held[key])
     return IndexStats(
         chunks=n,
         mean_chars=float(body.mean()) if n else 0.0,
@@ -347,7 +483,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
             len({corpus.documents[d].unit_at(c) for c in cuts}) for d, cuts in enumerate(index.cuts)
         ),
         split_evidence=sum(
-            1 for ev in spans.values() if _cut_inside(index.cuts, ev) and not len(index.holding(ev))
+            1 for key, ev in spans.items() if not held[key] and _cut_inside(index.cuts, ev)
         ),
         mean_delivered_chars=float(delivered.mean()) if n else 0.0,
         max_delivered_chars=int(delivered.max()) if n else 0,

@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk
+from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, walk_ranking
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .gc_pause import gc_paused
@@ -26,9 +26,10 @@ from .metrics import (
     RankingMeans,
     aggregate,
     index_stats,
-    rank_question,
+    rank_questions,
     ranking_means,
     score_question,
+    score_questions,
     tally,
 )
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
@@ -329,16 +330,15 @@ class Retrieval:
         ``KEPT_BUDGETS`` budgets asked for."""
         scored = self._kept([budget])[0]
         if scored.results is None:
-            index, keys = self.index, self.index.delivery_keys
             scored.results = tuple(
-                score_question(index, q, r, Context.of(look, outcome, budget, keys), ranked=p)
-                for q, r, look, outcome, p in zip(
+                score_questions(
+                    self.index,
                     self.questions,
                     self.rankings,
                     scored.looks,
                     scored.outcomes,
+                    budget,
                     self.ranked,
-                    strict=True,
                 )
             )
         return scored.results
@@ -377,25 +377,22 @@ class Retrieval:
 
     def _walk(self, budgets: list[int]) -> tuple[list[Look], list[list[Outcome]]]:
         """Per question, the look the assembler needed and its outcome at each budget: the first
-        look, or the whole ranking where a budget walked past the first look (a walk that long
-        is looking for a short chunk far down, and usually goes far: looks growing fourfold
-        walked again and again measured slower)."""
+        look, or where a budget walked past it, the whole ranking sorted at once and walked
+        (``walk_ranking``: a walk that long is looking for a short chunk far down, and often
+        goes far; looks growing fourfold, each sorted again, measured slower)."""
         index = self.index
         marks, keys, words = index.delivered_marks, index.delivery_keys, index.words
         looks = list(self.first_looks)
         walked = [walk(look, budgets, marks, keys) for look in looks]
         for j in _short(looks, walked):
-            looks[j] = Look.of(offered_order(self.rankings[j].score), None, words)
-            walked[j] = walk(looks[j], budgets, marks, keys)
+            order = offered_order(self.rankings[j].score)
+            looks[j], walked[j] = walk_ranking(order, words, budgets, marks, keys)
         return looks, walked
 
     @cached_property
     def ranked(self) -> list[RankedQuestion]:
         """Per question, what its result owes to the ranking alone (the same at every budget)."""
-        return [
-            rank_question(self.index, q, r, look)
-            for q, r, look in zip(self.questions, self.rankings, self.first_looks, strict=True)
-        ]
+        return rank_questions(self.index, self.questions, self.rankings, self.first_looks)
 
     @cached_property
     def _means(self) -> RankingMeans:

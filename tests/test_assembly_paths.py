@@ -22,6 +22,7 @@ from lab.assemble import (
     offered_order,
     token_marks,
     walk,
+    walk_ranking,
 )
 from lab.generate import generate_corpus
 from lab.metrics import KS, aggregate
@@ -283,3 +284,112 @@ def test_first_looks_built_together_equal_each_rankings_own_look(wide, monkeypat
             assert look.words.tolist() == alone.words.tolist()
             partial += not look.whole
     assert partial  # some rankings offer more than the first look
+
+
+@given(rankings(), st.integers(1, 6))
+def test_walking_a_whole_ranking_from_its_first_chunks_decides_as_walking_all_of_it(drawn, grown):
+    words, tokens, keys, order, budgets = drawn
+    order = np.array(order, dtype=np.int64)
+    marks = token_marks(tokens)
+    saved, lab.assemble.GROWN = lab.assemble.GROWN, grown
+    try:
+        look, outcomes = walk_ranking(order, words, budgets, marks, keys)
+    finally:
+        lab.assemble.GROWN = saved
+    assert outcomes == walk(Look.of(order, None, words), budgets, marks, keys)
+    assert look.ranked == order[: len(look.ranked)].tolist()
+    assert look.whole == (len(look.ranked) == len(order))
+    if not look.whole:
+        assert len(look.ranked) == grown
+        assert all(cut < grown for _, cut, _ in outcomes)
+        alone = look_ahead_of(order, words, grown)
+        assert look[:4] == alone[:4] and look.words.tolist() == alone.words.tolist()
+
+
+def look_ahead_of(order, words, size):
+    """The look of the first ``size`` chunks of ``order`` as the assembler builds it alone: the
+    fewest words from each position on counting the chunks past it."""
+    rest = int(words[order[size:]].min())
+    return Look.of(order[:size], rest, words)
+
+
+def ranked_fields(r):
+    return (r.holders, r.best, list(r.recall_at.items()), list(r.precision_at.items()))
+
+
+def test_questions_ranked_in_one_loop_equal_each_ranked_alone(wide, handbook, monkeypatch):
+    from lab.metrics import rank_question, rank_questions
+
+    deep = 0
+    for corpus, full_sort in ((wide, 0), (wide, 64), (handbook, 64)):
+        monkeypatch.setattr(lab.run, "FULL_SORT", full_sort)
+        config = LabConfig(split="all", size=250)
+        for chunker in ("sentence", "structure", "parent-child"):
+            index = LabCache().index(corpus, config, chunker)
+            for mode in ("flat", "graph"):
+                retrieval = Retrieval.of(index, corpus.questions, mode)
+                together = rank_questions(
+                    index, retrieval.questions, retrieval.rankings, retrieval.first_looks
+                )
+                for q, ranking, look, got in zip(
+                    retrieval.questions,
+                    retrieval.rankings,
+                    retrieval.first_looks,
+                    together,
+                    strict=True,
+                ):
+                    alone = rank_question(index, q, ranking)  # its own look
+                    assert ranked_fields(got) == ranked_fields(alone)
+                    assert type(got.best) is tuple
+                    assert got.reciprocal_rank == alone.reciprocal_rank
+                    deep += any(b is not None and b[0] >= len(look.ranked) for b in got.best)
+    assert deep  # some best holders ranked past a partial look were counted
+
+
+def test_questions_scored_in_one_loop_equal_each_scored_alone(wide, handbook, monkeypatch):
+    from lab import load_collection
+    from lab.metrics import score_question, score_questions
+
+    technova = load_collection("data/technova/collection.json")
+    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
+    diagnoses = Counter()
+    for corpus in (wide, handbook, technova):
+        config = LabConfig(split="all", size=250)
+        for chunker in ("fixed", "structure", "parent-child"):
+            index = LabCache().index(corpus, config, chunker)
+            keys = index.delivery_keys
+            for mode in ("flat", "graph"):
+                retrieval = Retrieval.of(index, corpus.questions, mode)
+                for budget in (15, 60, 120, 400):
+                    scored = retrieval._kept([budget])[0]
+                    together = score_questions(
+                        index,
+                        retrieval.questions,
+                        retrieval.rankings,
+                        scored.looks,
+                        scored.outcomes,
+                        budget,
+                        retrieval.ranked,
+                    )
+                    for q, ranking, look, outcome, got in zip(
+                        retrieval.questions,
+                        retrieval.rankings,
+                        scored.looks,
+                        scored.outcomes,
+                        together,
+                        strict=True,
+                    ):
+                        context = Context.of(look, outcome, budget, keys)
+                        alone = score_question(index, q, ranking, context)
+                        assert got == alone and repr(got) == repr(alone)
+                        diagnoses.update(e.diagnosis for e in got.evidence)
+    # every way evidence can miss a context came up
+    assert set(diagnoses) >= {
+        None,
+        "filtered out",
+        "not intact",
+        "over budget",
+        "near-duplicate",
+        "below the cut",
+        "not ranked",
+    }, diagnoses

@@ -57,6 +57,14 @@ def plain_run_starts(flat: str, run: str) -> list[int]:
     return table.get(run, [])
 
 
+def both_ways(text: str) -> tuple[_Locator, _Locator]:
+    """Locators of ``text`` that find runs by reading the text (as a short text's does) and by
+    the index of runs' hashes (as a long text's does past its first needles)."""
+    indexed = _Locator(text)
+    indexed.scanned = 10**15  # past any reading allowance
+    return _Locator(text), indexed
+
+
 def test_whitespace_table_is_what_str_split_reads():
     spaces = [c for c in range(sys.maxunicode + 1) if chr(c).isspace()]
     assert max(spaces) == 0x3000
@@ -80,23 +88,48 @@ def test_flat_offsets_hand_checked():
 
 @settings(max_examples=200)
 @given(texts, st.data())
-def test_runs_found_by_hash_are_those_a_table_of_every_run_holds(text, data):
-    locator = _Locator(text)
-    words = locator.flat.split(" ")
+def test_runs_found_by_reading_or_by_hash_are_those_a_table_of_every_run_holds(text, data):
+    scanned, indexed = both_ways(text)
+    words = indexed.flat.split(" ")
+    runs = [
+        " ".join(data.draw(st.lists(st.sampled_from(["a", "b", "ab"]), min_size=3, max_size=3)))
+    ]
     if len(words) >= KEY_WORDS:
         i = data.draw(st.integers(0, len(words) - KEY_WORDS))
-        run = " ".join(words[i : i + KEY_WORDS])
-        assert locator.word_hits(run) == plain_run_starts(locator.flat, run)
-    other = " ".join(data.draw(st.lists(st.sampled_from(["a", "b", "ab"]), min_size=3, max_size=3)))
-    assert locator.word_hits(other) == plain_run_starts(locator.flat, other)
+        runs.append(" ".join(words[i : i + KEY_WORDS]))
+    for run in runs:
+        assert (
+            scanned.word_hits(run)
+            == indexed.word_hits(run)
+            == plain_run_starts(text_flat(text), run)
+        )
+    assert "_runs" not in vars(scanned)  # it read the text
+
+
+def text_flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@settings(max_examples=200)
+@given(texts, st.data())
+def test_longer_needles_are_found_alike_by_reading_and_by_hash(text, data):
+    scanned, indexed = both_ways(text)
+    words = indexed.flat.split(" ")
+    start = data.draw(st.integers(0, len(words)))
+    needle = " ".join(words[start : start + data.draw(st.integers(0, 6))])
+    needle += data.draw(st.sampled_from(["", "a", " a", "b b"]))
+    assert scanned.find_all(needle) == indexed.find_all(needle)
+    assert scanned.find_all(needle, 1) == indexed.find_all(needle, 1)
 
 
 def test_runs_hand_checked():
-    locator = _Locator("the cat sat\n the cat  sat the cat sat down")
-    assert locator.word_hits("the cat sat") == [0, 12, 24]
-    assert locator.word_hits("cat sat the") == [4, 16]
-    assert locator.word_hits("sat down") == []  # two words are no run
-    assert locator.find_all("the  cat sat down") == [(26, 42)]
+    for locator in both_ways("the cat sat\n the cat  sat the cat sat down"):
+        assert locator.word_hits("the cat sat") == [0, 12, 24]
+        assert locator.word_hits("cat sat the") == [4, 16]
+        assert locator.word_hits("sat down") == []  # two words are no run
+        assert locator.word_hits("he cat sat") == []  # not at a word
+        assert locator.word_hits("the cat sa") == []  # nor to one's end
+        assert locator.find_all("the  cat sat down") == [(26, 42)]
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
@@ -105,12 +138,15 @@ def test_real_texts_offsets_and_runs(path):
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         pytest.skip(f"{path} is not UTF-8")
-    locator = _Locator(text)
-    assert locator.offsets.tolist() == plain_offsets(text)
-    words = locator.flat.split(" ")
+    scanned, indexed = both_ways(text)
+    assert indexed.offsets.tolist() == plain_offsets(text)
+    words = indexed.flat.split(" ")
     for i in range(0, max(len(words) - KEY_WORDS, 0), max(len(words) // 50, 1)):
         run = " ".join(words[i : i + KEY_WORDS])
-        assert locator.word_hits(run) == plain_run_starts(locator.flat, run)
+        expected = plain_run_starts(indexed.flat, run)
+        assert scanned.word_hits(run) == indexed.word_hits(run) == expected
+        sentence = " ".join(words[i : i + 12])
+        assert scanned.find_all(sentence) == indexed.find_all(sentence)
 
 
 @settings(max_examples=100)
@@ -125,7 +161,7 @@ def test_runs_whose_hashes_all_collide_are_still_told_apart(text, data):
     with pytest.MonkeyPatch.context() as patch:  # every run hashes to 0
         patch.setattr(corpus, "_combine", lambda h: np.zeros(len(next(iter(h))), np.int64))
         patch.setattr(corpus, "_run_hash", lambda words: 0)
-        locator = _Locator(text)
+        locator = both_ways(text)[1]
         for run in runs:
             assert locator.word_hits(run) == plain_run_starts(" ".join(words), run)
 
@@ -180,7 +216,7 @@ def test_colliding_runs_hand_checked():
     with pytest.MonkeyPatch.context() as patch:  # every run hashes to 0
         patch.setattr(corpus, "_combine", lambda h: np.zeros(len(next(iter(h))), np.int64))
         patch.setattr(corpus, "_run_hash", lambda words: 0)
-        locator = _Locator("a b ab c a b a d")
+        locator = both_ways("a b ab c a b a d")[1]
         assert locator.word_hits("a b a") == [9]  # not at 0: "ab" is not the word "a"
         assert locator.word_hits("b ab c") == [2]
         assert locator.word_hits("a b ab c a") == [0]

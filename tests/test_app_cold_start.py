@@ -4,14 +4,20 @@ retrieval is switched on. (How long a cold start takes is measured in
 ``benchmarks/bench_cold_start.py``, not here.)"""
 
 import json
+import socket
 import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 from app_support import ROOT
 
 from lab import embed
+
+# the engine's imports the server starts at once (ui/warmup.py), written out: the engine last
+MODULES = ("numpy", "scipy.sparse", "pyarrow", "pandas", "pyarrow.pandas_compat", "lab")
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
@@ -107,3 +113,92 @@ def test_the_first_page_leaves_out_what_only_other_pages_and_inputs_need():
     (run,) = fresh_run([None], watch=("scipy.stats", "bs4", "networkx", "altair"))
     assert run["exceptions"] == []
     assert run["modules"] == []
+
+
+# `streamlit run streamlit_app.py` serves it as an st.App whose lifespan imports the engine ------
+
+
+def test_streamlit_run_finds_the_app_and_importing_the_entry_point_draws_nothing():
+    """Streamlit's own discovery (what ``streamlit run`` does) finds ``app``; importing the file,
+    as the server does, builds the ``st.App`` of this very script and neither draws (no
+    ScriptRunContext warning) nor imports the engine."""
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(ROOT / "streamlit_app.py")
+    assert (found.is_asgi_app, found.import_string) == (True, "streamlit_app:app")
+    probe = (
+        "import json, sys\n"
+        "import streamlit_app\n"
+        "from streamlit.starlette import App\n"
+        "app = streamlit_app.app\n"
+        "print(json.dumps([isinstance(app, App), str(app.script_path),"
+        " sorted(m for m in ('lab', 'pandas', 'scipy', 'pyarrow') if m in sys.modules)]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "ScriptRunContext" not in done.stderr
+    is_app, script, heavy = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (is_app, script, heavy) == (True, str(ROOT / "streamlit_app.py"), [])
+
+
+def test_the_lifespan_imports_the_engine_and_a_broken_engine_still_lets_the_script_go_on():
+    probe = """
+import asyncio, json, sys
+block = {block!r}
+if block:
+    class NoEngine:
+        def find_spec(self, name, path=None, target=None):
+            if name == "lab" or name.startswith("lab."):
+                raise ImportError("the engine is not importable here")
+    sys.meta_path.insert(0, NoEngine())
+import streamlit_app
+from ui import warmup
+
+async def serve():
+    async with warmup.lifespan(streamlit_app.app):
+        await asyncio.to_thread(warmup.wait)
+
+asyncio.run(serve())
+print(json.dumps([m for m in warmup.MODULES if m in sys.modules]))
+"""
+    for block, imported in [(False, list(MODULES)), (True, list(MODULES[:-1]))]:
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(probe.format(block=block))],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout.strip().splitlines()[-1]) == imported
+
+
+def test_a_started_server_imports_the_engine_before_any_browser_connects():
+    """The server's memory maps show the compiled parts of pandas and scipy.sparse (and so the
+    engine, imported after them) loaded while no session was ever opened."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [
+        sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
+        "--server.headless", "true", "--server.port", str(port),
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    maps = Path(f"/proc/{process.pid}/maps")
+    wanted = ("/pandas/_libs/", "/scipy/sparse/", "/pyarrow/")
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            loaded = maps.read_text()
+            if all(w in loaded for w in wanted):
+                break
+            time.sleep(0.2)
+        assert process.poll() is None, "streamlit exited"
+        assert [w for w in wanted if w not in maps.read_text()] == []
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

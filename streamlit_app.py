@@ -49,11 +49,11 @@ def main() -> None:
         }
     )
     frame = st.empty()
-    if "ui.state" not in sys.modules:  # the server's first run: the engine is still to be loaded
+    if "ui.state" not in sys.modules or warmup.pending():  # the engine is still to be loaded
         with frame.container():
             st.title(page.title)
             st.caption(":material/hourglass_top: Starting the lab: loading the engine…")
-    warmup.wait()  # the server's imports, begun at its start, are done
+    warmup.wait()  # the imports the server began as it started are done
 
     from ui import link_notices, state  # after the frame, which must not wait for the engine
 

@@ -3,6 +3,7 @@ imported, a deep link does not import it twice, and the dense stack stays out un
 retrieval is switched on. (How long a cold start takes is measured in
 ``benchmarks/bench_cold_start.py``, not here.)"""
 
+import ast
 import json
 import socket
 import subprocess
@@ -16,8 +17,9 @@ from app_support import ROOT
 
 from lab import embed
 
-# the engine's imports the server starts at once (ui/warmup.py), written out: the engine last
-MODULES = ("numpy", "scipy.sparse", "pyarrow", "pandas", "pyarrow.pandas_compat", "lab")
+# what the server starts importing as it starts (ui/warmup.py), written out
+LIBRARIES = ("numpy", "scipy.sparse", "pyarrow", "pandas", "pyarrow.pandas_compat")
+VIEWS = ("ui.state", "ui.link_notices", "ui.choices", "ui.documents", "ui.overview")
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
@@ -163,7 +165,8 @@ async def serve():
 asyncio.run(serve())
 print(json.dumps([m for m in warmup.MODULES if m in sys.modules]))
 """
-    for block, imported in [(False, list(MODULES)), (True, list(MODULES[:-1]))]:
+    everything = [*LIBRARIES, "lab", *VIEWS]
+    for block, imported in [(False, everything), (True, list(LIBRARIES))]:
         done = subprocess.run(
             [sys.executable, "-c", textwrap.dedent(probe.format(block=block))],
             cwd=ROOT,
@@ -202,3 +205,33 @@ def test_a_started_server_imports_the_engine_before_any_browser_connects():
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_no_two_ui_modules_import_each_other():
+    """The server's thread imports ui modules while a page file may import them too (see
+    ``ui/warmup.py``): two threads can only wait on each other forever if modules import each
+    other, so ui's module-level imports (those under ``if TYPE_CHECKING`` aside) form no cycle."""
+    graph = {}
+    for path in (ROOT / "ui").glob("*.py"):
+        name = "ui" if path.stem == "__init__" else f"ui.{path.stem}"
+        graph[name] = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names = [node.module] if node.module else [a.name for a in node.names]
+                graph[name] |= {f"ui.{n}" for n in names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ui."):
+                graph[name].add(node.module)
+            elif isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name.startswith("ui.")}
+    assert len(graph) > 20 and graph["ui.state"] >= {"ui.cache", "ui.links"}
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        assert name not in path, f"import cycle: {' -> '.join((*path, name))}"
+        if name not in done:
+            for other in sorted(graph.get(name, ())):
+                visit(other, (*path, name))
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())

@@ -1,18 +1,27 @@
-"""Cold start and page switches as a user sees them, in Debian's Chromium at 1440x900.
+"""Cold start and page switches as a user sees them, in Debian's Chromium at 1440x900, and the
+server's side of the first page.
 
 Starts ``streamlit run streamlit_app.py`` and, from the moment the process starts, times: the
 server answering its health check, the navigation drawn, the page title drawn, the sidebar
 drawn, the page finished (its chart drawn, the script idle) and the share link's button drawn
 at the sidebar's foot (its popover defers the code block's highlighter, the frontend's largest
-script, to the first click). On a shared machine those
-wait for a core, so the work behind them is given too: the server's CPU seconds until it
-answers and then for the first page (imports, the engine's first run, drawing), and the seconds
-the browser tab's main thread was busy (Chrome's ``TaskDuration``: the frontend's scripts,
-styles, layout; on a loaded machine this includes waiting for a core mid-task).
-Then, on the warm server, the median time from clicking each page in the navigation to that
-page's title and to the page finished. ``python benchmarks/bench_cold_start.py [REPEATS]
-[FOLDER ...]`` (default 3 cold starts of the app in this checkout; FOLDERs time other checkouts
-of it, such as an older commit, taking turns with each other).
+script, to the first click).
+
+The server's own time comes from Streamlit's script-run events, logged by the process itself
+(see ``SERVER``; the app is not changed): when the browser's session was created ("browser
+connected", after the frontend has loaded), when the first script run started, that run's wall
+time, all runs' wall time until the page finished, and "server time": the health check plus
+those runs, the figure issue 8's "server time" target is about (the rest is the browser loading
+the frontend and drawing).
+
+On a shared machine those wait for a core, so the work behind them is given too: the server's
+CPU seconds until it answers and then for the first page (imports, the engine's first run,
+drawing), and the seconds the browser tab's main thread was busy (Chrome's ``TaskDuration``:
+the frontend's scripts, styles, layout; on a loaded machine this includes waiting for a core
+mid-task). Then, on the warm server, the median time from clicking each page in the navigation
+to that page's title and to the page finished. ``python benchmarks/bench_cold_start.py
+[REPEATS] [FOLDER ...]`` (default 3 cold starts of the app in this checkout; FOLDERs time other
+checkouts of it, such as an older commit, taking turns with each other).
 """
 
 import os

@@ -20,8 +20,9 @@ drawing), and the seconds the browser tab's main thread was busy (Chrome's ``Tas
 the frontend's scripts, styles, layout; on a loaded machine this includes waiting for a core
 mid-task). Then, on the warm server, the median time from clicking each page in the navigation
 to that page's title and to the page finished. ``python benchmarks/bench_cold_start.py
-[REPEATS] [FOLDER ...]`` (default 3 cold starts of the app in this checkout; FOLDERs time other
-checkouts of it, such as an older commit, taking turns with each other).
+[--pinned] [REPEATS] [FOLDER ...]`` (default 3 cold starts of the app in this checkout; FOLDERs
+time other checkouts of it, such as an older commit, taking turns with each other; --pinned
+runs the server on CPU 0 and Chromium on CPU 1, as when the browser is on another machine).
 """
 
 import os
@@ -103,7 +104,7 @@ def _finished(page) -> None:
         page.locator(IDLE).wait_for(timeout=WAIT_MS)
 
 
-def cold_start(browser, root: Path = ROOT) -> dict[str, float]:
+def cold_start(browser, root: Path = ROOT, server_cpus: tuple[str, ...] = ()) -> dict[str, float]:
     """Seconds from the server process starting to each milestone of the first page."""
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -114,7 +115,9 @@ def cold_start(browser, root: Path = ROOT) -> dict[str, float]:
     with tempfile.TemporaryFile() as log, tempfile.NamedTemporaryFile("r") as events:
         env = os.environ | {"BENCH_EVENTS": events.name}
         start = time.monotonic()
-        process = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [*server_cpus, *command], cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
         try:
             _healthy(base, process)
             marks = {"server up": time.monotonic() - start}
@@ -205,16 +208,32 @@ def report(root: Path, runs: list[dict[str, float]]) -> None:
         print(f"{key:<34}{statistics.median(values):>10.2f}{min(values):>11.2f}")
 
 
+def pinned_chromium(folder: Path) -> Path:
+    """A launcher in ``folder`` that runs Chromium on CPU 1 only."""
+    launcher = folder / "chromium-cpu1"
+    launcher.write_text(f'#!/bin/sh\nexec taskset -c 1 {CHROMIUM} "$@"\n')
+    launcher.chmod(0o755)
+    return launcher
+
+
 if __name__ == "__main__":
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    roots = [Path(a).resolve() for a in sys.argv[2:]] or [ROOT]
+    # --pinned: the server on CPU 0 and Chromium on CPU 1 (Linux's taskset), as when the browser
+    # runs on another machine than the server; without it they share every core.
+    args = [a for a in sys.argv[1:] if a != "--pinned"]
+    pinned = len(args) < len(sys.argv) - 1
+    repeats = int(args[0]) if args else 3
+    roots = [Path(a).resolve() for a in args[1:]] or [ROOT]
     runs: dict[Path, list] = {root: [] for root in roots}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as folder:
+        chromium = pinned_chromium(Path(folder)) if pinned else CHROMIUM
+        browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        server_cpus = ("taskset", "-c", "0") if pinned else ()
         for _ in range(repeats):  # checkouts in turn, so a machine's drift touches each alike
             for root in roots:
-                runs[root].append(cold_start(browser, root))
+                runs[root].append(cold_start(browser, root, server_cpus))
         browser.close()
     for root in roots:
         report(root, runs[root])
+    if pinned:
+        print("server on CPU 0, Chromium on CPU 1")
     print(f"goals (issue 8): first page <= {GOAL_FIRST_PAGE} s, page switch <= {GOAL_SWITCH} s")

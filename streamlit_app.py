@@ -1,52 +1,68 @@
 """Chunking Lab: the entry point. Draws the page frame, builds the shared sidebar once, then runs
 the chosen page.
 
-The first visit after the server starts imports the engine (numpy, scipy, pandas: seconds on a
-busy machine). The navigation and the page's title are drawn before that, so the page is never
-blank; the dense stack (torch, sentence-transformers) is imported only once dense retrieval is
-switched on.
+``streamlit run streamlit_app.py`` first imports this file as a module, finds ``app`` and serves
+it as an ``st.App``: its lifespan starts importing the engine (numpy, scipy, pandas: about a
+second) while the browser is still loading Streamlit's frontend (see ``ui/warmup.py``). Streamlit
+then runs this file as the app's script, ``__main__``, for every page view. The navigation and
+the page's title are drawn before the engine is needed, so the page is never blank; the dense
+stack (torch, sentence-transformers) is imported only once dense retrieval is switched on.
 """
 
 import sys
 
 import streamlit as st
 
-st.set_page_config(page_title="Chunking Lab", page_icon=":material/view_agenda:", layout="wide")
+from ui import warmup
 
-page = st.navigation(
-    {
-        "Results": [
-            st.Page(
-                "pages/index_overview.py",
-                title="Index overview",
-                icon=":material/view_day:",
-                default=True,
-            ),
-            st.Page("pages/recall_tables.py", title="Recall tables", icon=":material/table_chart:"),
-            st.Page("pages/sweep_charts.py", title="Sweep charts", icon=":material/monitoring:"),
-            st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-        ],
-        "Explain": [
-            st.Page(
-                "pages/question_drilldown.py",
-                title="Question drill-down",
-                icon=":material/search_insights:",
-            ),
-            st.Page("pages/chunk_graph.py", title="Chunk graph", icon=":material/hub:"),
-        ],
-        "Data": [
-            st.Page("pages/your_corpus.py", title="Your corpus", icon=":material/upload_file:"),
-        ],
-    }
-)
-frame = st.empty()
-if "ui.state" not in sys.modules:  # the server's first run: the engine is still to be loaded
-    with frame.container():
-        st.title(page.title)
-        st.caption(":material/hourglass_top: Starting the lab: loading the engine…")
 
-from ui import link_notices, state  # noqa: E402 - after the frame, which must not wait for the engine
+def main() -> None:
+    st.set_page_config(page_title="Chunking Lab", page_icon=":material/view_agenda:", layout="wide")
+    page = st.navigation(
+        {
+            "Results": [
+                st.Page(
+                    "pages/index_overview.py",
+                    title="Index overview",
+                    icon=":material/view_day:",
+                    default=True,
+                ),
+                st.Page(
+                    "pages/recall_tables.py", title="Recall tables", icon=":material/table_chart:"
+                ),
+                st.Page(
+                    "pages/sweep_charts.py", title="Sweep charts", icon=":material/monitoring:"
+                ),
+                st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+            ],
+            "Explain": [
+                st.Page(
+                    "pages/question_drilldown.py",
+                    title="Question drill-down",
+                    icon=":material/search_insights:",
+                ),
+                st.Page("pages/chunk_graph.py", title="Chunk graph", icon=":material/hub:"),
+            ],
+            "Data": [
+                st.Page("pages/your_corpus.py", title="Your corpus", icon=":material/upload_file:"),
+            ],
+        }
+    )
+    frame = st.empty()
+    if "ui.state" not in sys.modules or warmup.pending():  # the engine is still to be loaded
+        with frame.container():
+            st.title(page.title)
+            st.caption(":material/hourglass_top: Starting the lab: loading the engine…")
+    warmup.wait()  # the imports the server began as it started are done
 
-settings = state.sidebar()
-link_notices.show_notices()
-state.run(page, settings, frame)
+    from ui import link_notices, state  # after the frame, which must not wait for the engine
+
+    settings = state.sidebar()
+    link_notices.show_notices()
+    state.run(page, settings, frame)
+
+
+if __name__ == "__main__":  # Streamlit running the app's script
+    main()
+else:  # imported by `streamlit run` (or an ASGI server): the app it serves
+    app = st.App(__file__, lifespan=warmup.lifespan)

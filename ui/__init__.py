@@ -6,7 +6,8 @@ runs that page's file on its own (its older multipage mode), skipping ``streamli
 Every page imports this package first, so the detour is turned back here, before the engine is
 imported: the older mode is switched off and the run restarts through the entry point, which
 draws the page frame at once (``ui.state.current`` does the same when this package is loaded
-already).
+already: under ``streamlit run streamlit_app.py`` the server imports it as it starts, and starts
+importing the engine too, see ``ui/warmup.py``).
 """
 
 import streamlit as _st

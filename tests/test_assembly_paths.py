@@ -393,3 +393,47 @@ def test_questions_scored_in_one_loop_equal_each_scored_alone(wide, handbook, mo
         "below the cut",
         "not ranked",
     }, diagnoses
+
+
+def test_a_missed_holder_exactly_as_long_as_the_budget_is_below_the_cut_not_over_budget(handbook):
+    from lab.metrics import score_question, score_questions
+
+    config = LabConfig(split="all", size=250)
+    boundary = Counter()
+    for chunker in ("fixed", "sentence", "structure"):
+        index = LabCache().index(handbook, config, chunker)
+        retrieval = Retrieval.of(index, handbook.questions, "flat")
+        # budgets equal to the length of some question's best-ranked holder
+        budgets = sorted(
+            {int(index.words[b[1]]) for r in retrieval.ranked for b in r.best if b is not None}
+        )
+        for budget in budgets:
+            scored = retrieval._kept([budget])[0]
+            together = score_questions(
+                index,
+                retrieval.questions,
+                retrieval.rankings,
+                scored.looks,
+                scored.outcomes,
+                budget,
+                retrieval.ranked,
+            )
+            for q, ranking, look, outcome, r, got in zip(
+                retrieval.questions,
+                retrieval.rankings,
+                scored.looks,
+                scored.outcomes,
+                retrieval.ranked,
+                together,
+                strict=True,
+            ):
+                context = Context.of(look, outcome, budget, index.delivery_keys)
+                assert got == score_question(index, q, ranking, context)
+                cut = outcome[1]
+                for ev, best in zip(got.evidence, r.best, strict=True):
+                    past_cut = not ev.in_context and best and best[0] >= cut
+                    if past_cut and int(index.words[best[1]]) == budget:
+                        # it fits an empty budget exactly: passed over, not too long
+                        assert ev.diagnosis == "below the cut"
+                        boundary[chunker] += 1
+    assert sum(boundary.values()) > 0, boundary

@@ -15,7 +15,7 @@ from itertools import accumulate, chain, pairwise, repeat
 import numpy as np
 import scipy.sparse as sp
 
-from .topk import top_csr
+from .topk import best_first, csr_candidates
 
 try:  # SciPy's kernels for a sparse product (sized by us) and for writing it out dense
     from scipy.sparse._sparsetools import csr_matmat, csr_todense
@@ -81,13 +81,15 @@ class BM25:
         floors = np.zeros(len(queries))
         rows = np.repeat(np.arange(len(queries)), np.diff(indptr))
         np.maximum.at(floors, rows, counts * self._kth_weight(k)[terms])
-        out: list[np.ndarray] = []
+        # Each block's candidates (a few more than k per query), then one ordering of them all.
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for start in range(0, len(queries), block):
             stop = min(start + block, len(queries))
             a, b = indptr[start], indptr[stop]
             part = self._product(indptr[start : stop + 1] - a, terms[a:b], counts[a:b])
-            out += top_csr(*part, k, floors[start:stop])
-        return out
+            row, doc, score = csr_candidates(*part, k, floors[start:stop])
+            found.append((row + start, doc, score))
+        return best_first(*map(np.concatenate, zip(*found, strict=True)), len(queries), k)
 
     def _query_terms(
         self, queries: Sequence[Sequence[str]]

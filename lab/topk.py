@@ -125,8 +125,9 @@ def _run_floor(indptr: np.ndarray, data: np.ndarray, k: int) -> np.ndarray:
     width = min(width, int(inside.max()))
     if width < k:
         return floor
-    at = first[:, None] + np.arange(width)
-    maxima = np.where(at - first[:, None] < inside[:, None], maxima[np.minimum(at, runs - 1)], 0.0)
+    place = np.arange(width)
+    taken = maxima[np.minimum(first[:, None] + place, runs - 1)]
+    maxima = np.where(place < inside[:, None], taken, 0.0)
     return np.fmax(floor, _kth_largest(maxima, k))
 
 

@@ -15,7 +15,7 @@ from itertools import accumulate, chain, pairwise, repeat
 import numpy as np
 import scipy.sparse as sp
 
-from .topk import top_csr
+from .topk import best_first, csr_candidates
 
 try:  # SciPy's kernels for a sparse product (sized by us) and for writing it out dense
     from scipy.sparse._sparsetools import csr_matmat, csr_todense
@@ -80,14 +80,16 @@ class BM25:
         # of them at least its count times its k-th largest weight (the other terms add to it).
         floors = np.zeros(len(queries))
         rows = np.repeat(np.arange(len(queries)), np.diff(indptr))
-        np.maximum.at(floors, rows, counts * self._kth_weight(k)[terms])
-        out: list[np.ndarray] = []
+        np.maximum.at(floors, rows, counts * self._kth_weight(k, terms))
+        # Each block's candidates (a few more than k per query), then one ordering of them all.
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for start in range(0, len(queries), block):
             stop = min(start + block, len(queries))
             a, b = indptr[start], indptr[stop]
             part = self._product(indptr[start : stop + 1] - a, terms[a:b], counts[a:b])
-            out += top_csr(*part, k, floors[start:stop])
-        return out
+            row, doc, score = csr_candidates(*part, k, floors[start:stop])
+            found.append((row + start, doc, score))
+        return best_first(*map(np.concatenate, zip(*found, strict=True)), len(queries), k)
 
     def _query_terms(
         self, queries: Sequence[Sequence[str]]
@@ -139,9 +141,9 @@ class BM25:
         term = np.repeat(np.arange(by_term.shape[0]), self._postings)
         return by_term.data[np.lexsort((-by_term.data, term))]
 
-    def _kth_weight(self, k: int) -> np.ndarray:
-        """Per term, its ``k``-th largest weight (0 for a term in fewer than ``k`` documents)."""
-        kth = np.zeros(self._by_term.shape[0])
-        enough = self._postings >= k
-        kth[enough] = self._weights_descending[self._by_term.indptr[:-1][enough] + k - 1]
-        return kth
+    def _kth_weight(self, k: int, terms: np.ndarray) -> np.ndarray:
+        """Per term of ``terms``, its ``k``-th largest weight (0 for a term in fewer than ``k``
+        documents)."""
+        weights = self._weights_descending
+        at = np.minimum(self._by_term.indptr[terms] + (k - 1), len(weights) - 1)
+        return np.where(self._postings[terms] >= k, weights[at], 0.0)

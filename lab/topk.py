@@ -3,10 +3,11 @@
 Many rows are served without sorting them. Each row gets a floor, a lower bound on its ``k``-th
 best score: the ``k``-th largest of any ``k`` or more of its entries is one. Dense rows are cut
 into ``RUNS_PER_K * k`` runs of neighbouring entries and the ``k``-th largest run maximum is the
-floor (those ``k`` maxima are ``k`` distinct entries). Sparse rows take the caller's floor when
-it has one (BM25 knows one from its terms) or the runs' one, and then a second floor from the
-first ``REFINE_WIDTH`` entries at or above the first when many are left. Only the entries at or
-above the floor (a few more than ``k``) are sorted, by score, then index.
+floor (those ``k`` maxima are ``k`` distinct entries). Sparse rows do the same with runs of a
+fixed length (a power of two, so that all their maxima come from halving the entries pairwise),
+raised to the caller's floor when it has one (BM25 knows one from its terms), and then take a
+second floor from the first ``REFINE_WIDTH`` entries at or above the first when many are left.
+Only the entries at or above the floor (a few more than ``k``) are sorted, by score, then index.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
         maxima = np.maximum.reduceat(flat, starts.ravel()).reshape(q, runs)
         floor = np.fmax(floor, _kth_largest(maxima, k))
     at = np.flatnonzero(scores >= floor[:, None])
-    return _best_first(at // n, at % n, flat[at], q, k)
+    return best_first(at // n, at % n, flat[at], q, k)
 
 
 def top_csr(
@@ -66,10 +67,23 @@ def top_csr(
     q = len(indptr) - 1
     if k <= 0 or q <= 0:
         return [np.zeros(0, dtype=np.int64) for _ in range(max(q, 0))]
+    return best_first(*csr_candidates(indptr, indices, data, k, floor), q, k)
+
+
+def csr_candidates(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    k: int,
+    floor: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The entries of a sparse matrix (as for ``top_csr``, ``k`` >= 1) that may be among their
+    row's ``k`` best positive ones, as parallel arrays of rows, columns and values: every entry
+    of ``top_csr``'s answer is among them, and a few more."""
+    q = len(indptr) - 1
     lengths = np.diff(indptr)
-    if floor is None:
-        floor = _run_floor(data, indptr, lengths, k)
-    floor = np.fmax(floor, POSITIVE)
+    runs = _run_floor(indptr, data, k)
+    floor = runs if floor is None else np.fmax(floor, runs)
     at = np.flatnonzero(data >= np.repeat(floor, lengths))
     bounds = np.searchsorted(at, indptr)  # row r's entries left: at[bounds[r]:bounds[r + 1]]
     counts = np.diff(bounds)
@@ -86,24 +100,35 @@ def top_csr(
             floor = np.fmax(floor, np.partition(first, width - k, axis=1)[:, width - k])
             kept = values >= floor[rows]
             at, rows, values = at[kept], rows[kept], values[kept]
-    return _best_first(rows, indices[at], values, q, k)
+    return rows, indices[at], values
 
 
-def _run_floor(data: np.ndarray, indptr: np.ndarray, lengths: np.ndarray, k: int) -> np.ndarray:
-    """Per CSR row, the ``k``-th largest maximum of its ``RUNS_PER_K * k`` runs of neighbouring
-    entries (rows no longer than that: the least positive float)."""
-    floor = np.full(len(lengths), POSITIVE)
-    runs = RUNS_PER_K * k
-    long = np.flatnonzero(lengths > runs)
-    if len(long):
-        # Every long row's runs, then one more start at its end so that its last run stops
-        # there (clipped at the last entry, that run may miss the last entry: a maximum over
-        # fewer entries is still a floor).
-        starts = indptr[long][:, None] + np.arange(runs + 1) * lengths[long][:, None] // runs
-        starts[:, -1] = np.minimum(starts[:, -1], len(data) - 1)
-        maxima = np.maximum.reduceat(data, starts.ravel()).reshape(len(long), runs + 1)
-        floor[long] = np.fmax(floor[long], _kth_largest(maxima[:, :runs], k))
-    return floor
+def _run_floor(indptr: np.ndarray, data: np.ndarray, k: int) -> np.ndarray:
+    """Per CSR row, a floor of at least the least positive float: the ``k``-th largest maximum
+    of the first ``RUNS_PER_K * k`` runs of ``run`` neighbouring entries that lie wholly inside
+    the row (``k`` maxima of disjoint entries of the row), ``run`` the least power of two that
+    makes that many runs as long as the average row. Runs are cut at multiples of ``run`` in
+    ``data``, so that their maxima come from halving ``data`` pairwise."""
+    q = len(indptr) - 1
+    floor = np.full(q, POSITIVE)
+    width, run = RUNS_PER_K * k, 1
+    while run * width * q < len(data):
+        run *= 2
+    runs = len(data) // run
+    if runs < k:
+        return floor
+    maxima = data[: runs * run]
+    while len(maxima) > runs:
+        maxima = np.maximum(maxima[0::2], maxima[1::2])
+    first = -(-indptr[:-1] // run)  # the first run starting in the row
+    inside = indptr[1:] // run - first  # how many runs lie wholly inside the row
+    width = min(width, int(inside.max()))
+    if width < k:
+        return floor
+    place = np.arange(width)
+    taken = maxima[np.minimum(first[:, None] + place, runs - 1)]
+    maxima = np.where(place < inside[:, None], taken, 0.0)
+    return np.fmax(floor, _kth_largest(maxima, k))
 
 
 def _kth_largest(values: np.ndarray, k: int) -> np.ndarray:
@@ -111,7 +136,7 @@ def _kth_largest(values: np.ndarray, k: int) -> np.ndarray:
     return -np.partition(-values, k - 1, axis=1)[:, k - 1]
 
 
-def _best_first(
+def best_first(
     rows: np.ndarray, cols: np.ndarray, values: np.ndarray, q: int, k: int
 ) -> list[np.ndarray]:
     """Per row of ``q``, the first ``k`` of its entries ordered by value (highest first), then

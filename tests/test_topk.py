@@ -7,7 +7,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from lab.bm25 import BM25
-from lab.topk import _best_first, top, top_csr, top_rows
+from lab.topk import _run_floor, best_first, top, top_csr, top_rows
 
 
 def top_sparse_rows(matrix, k, floor=None):
@@ -97,12 +97,12 @@ def test_top_sparse_rows_ignore_absent_entries_and_keep_index_order_on_ties():
     assert [t.tolist() for t in top_sparse_rows(matrix, 9)] == [[4, 2, 7, 9], [], [5]]
 
 
-def test_best_first_orders_huge_column_numbers_too():
+def testbest_first_orders_huge_column_numbers_too():
     # Keys (row, rank, column) that no longer fit one 64-bit integer take the three-key sort.
     rows = np.array([0, 0, 0, 1])
     cols = np.array([2**61, 5, 2**60, 3])
     values = np.array([1.0, 1.0, 2.0, 4.0])
-    assert [t.tolist() for t in _best_first(rows, cols, values, 2, 2)] == [[2**60, 5], [3]]
+    assert [t.tolist() for t in best_first(rows, cols, values, 2, 2)] == [[2**60, 5], [3]]
 
 
 @given(
@@ -152,3 +152,56 @@ def test_long_sparse_rows_take_a_second_floor_from_their_first_entries():
     expected = [full_sort(row.tolist(), 5) for row in dense]
     assert expected[1] == [10, 250, 299, *expected[1][3:]]
     assert [t.tolist() for t in top_sparse_rows(matrix, 5, np.zeros(3))] == expected
+
+
+@st.composite
+def long_sparse_rows(draw):
+    """A CSR matrix of up to 4 rows holding up to 700 entries each (rows many times longer than
+    4 k, so that the floor comes from runs of several entries), tie-heavy, in shuffled column
+    order, with empty and short rows among them; and the same matrix dense."""
+    q = draw(st.integers(1, 4))
+    lengths = draw(st.lists(st.sampled_from([0, 3, 50, 333, 700]), min_size=q, max_size=q))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    values = rng.choice(TIED_VALUES[:-1], size=sum(lengths)) if draw(st.booleans()) else None
+    if values is None:
+        values = rng.uniform(-1.0, 10.0, size=sum(lengths))
+    n = max(lengths)
+    columns = [rng.permutation(n)[:length] for length in lengths]
+    indptr = np.cumsum([0, *lengths])
+    indices = np.concatenate([np.zeros(0, dtype=np.int64), *columns])
+    dense = np.zeros((q, n))
+    dense[np.repeat(np.arange(q), lengths), indices] = values
+    return sp.csr_matrix((values, indices, indptr), shape=(q, n)), dense
+
+
+@given(long_sparse_rows(), st.integers(1, 12), st.sampled_from(["none", "below", "exact"]))
+@example(
+    (
+        sp.csr_matrix(np.tile(np.r_[np.zeros(15), 1.0], (2, 40))),
+        np.tile(np.r_[np.zeros(15), 1.0], (2, 40)),
+    ),
+    3,
+    "none",
+)  # one positive entry per run of 16: every run maximum ties, cut at 3 in column order
+def test_long_sparse_rows_match_a_full_sort(matrix_and_dense, k, kind):
+    matrix, dense = matrix_and_dense
+    expected = [full_sort(row.tolist(), k) for row in dense]
+    kth = np.array([dense[i, e[-1]] if len(e) == k else 0.0 for i, e in enumerate(expected)])
+    floor = {"none": None, "below": kth / 2, "exact": kth}[kind]
+    assert [t.tolist() for t in top_sparse_rows(matrix, k, floor)] == expected
+
+
+def test_run_floor_takes_runs_wholly_inside_a_row():
+    # Two rows of 60 and 8 entries, k = 2: 4 k = 8 runs of 8 entries (8 is the least power of
+    # two with 8 runs x 8 entries >= 34, the average row). Row 0 has 7 runs wholly inside it:
+    # maxima 5 (run 0), 7 (run 1, which also holds the 6) and 4 (run 5), so its floor is 5,
+    # below its true second best 6. Run 7 (entries 56-63) straddles both rows and holds row 1's
+    # 9: it must not lift row 0's floor to 7. Row 1 has no run wholly inside: the least
+    # positive float.
+    data = np.zeros(68)
+    data[[3, 12, 13, 40, 62]] = [5.0, 7.0, 6.0, 4.0, 9.0]
+    indptr = np.array([0, 60, 68])
+    assert _run_floor(indptr, data, 2).tolist() == [5.0, 5e-324]
+    indices = np.r_[np.arange(60), np.arange(8)]
+    assert [t.tolist() for t in top_csr(indptr, indices, data, 2)] == [[12, 13], [2]]

@@ -66,7 +66,11 @@ def test_objects_frozen_by_someone_else_stay_frozen(collector_on):
         frozen = gc.get_freeze_count()
         with gc_paused():
             Node()
-        assert gc.get_freeze_count() == frozen
+        # ``gc.unfreeze`` would release all of them (count 0) and a fresh ``gc.freeze`` would add
+        # the pause's objects; a few frozen objects may still die meanwhile, freed by another
+        # thread of the test process (the suite's earlier tests leave some behind).
+        after = gc.get_freeze_count()
+        assert frozen - 100 <= after <= frozen, (frozen, after)
     finally:
         gc.unfreeze()
     assert held is not None

@@ -346,9 +346,21 @@ def test_questions_ranked_in_one_loop_equal_each_ranked_alone(wide, handbook, mo
     assert deep  # some best holders ranked past a partial look were counted
 
 
+def scored_both_ways(index, retrieval, budget):
+    """Each question's outcome at ``budget`` with its result from ``score_questions`` (one loop)
+    and from ``score_question`` (its own context)."""
+    from lab.metrics import score_question, score_questions
+
+    scored = retrieval._kept([budget])[0]
+    parts = (retrieval.questions, retrieval.rankings, scored.looks, scored.outcomes)
+    together = score_questions(index, *parts, budget, retrieval.ranked)
+    for q, ranking, look, outcome, r, got in zip(*parts, retrieval.ranked, together, strict=True):
+        context = Context.of(look, outcome, budget, index.delivery_keys)
+        yield r, outcome, got, score_question(index, q, ranking, context)
+
+
 def test_questions_scored_in_one_loop_equal_each_scored_alone(wide, handbook, monkeypatch):
     from lab import load_collection
-    from lab.metrics import score_question, score_questions
 
     technova = load_collection("data/technova/collection.json")
     monkeypatch.setattr(lab.run, "FULL_SORT", 0)
@@ -357,30 +369,10 @@ def test_questions_scored_in_one_loop_equal_each_scored_alone(wide, handbook, mo
         config = LabConfig(split="all", size=250)
         for chunker in ("fixed", "structure", "parent-child"):
             index = LabCache().index(corpus, config, chunker)
-            keys = index.delivery_keys
             for mode in ("flat", "graph"):
                 retrieval = Retrieval.of(index, corpus.questions, mode)
                 for budget in (15, 60, 120, 400):
-                    scored = retrieval._kept([budget])[0]
-                    together = score_questions(
-                        index,
-                        retrieval.questions,
-                        retrieval.rankings,
-                        scored.looks,
-                        scored.outcomes,
-                        budget,
-                        retrieval.ranked,
-                    )
-                    for q, ranking, look, outcome, got in zip(
-                        retrieval.questions,
-                        retrieval.rankings,
-                        scored.looks,
-                        scored.outcomes,
-                        together,
-                        strict=True,
-                    ):
-                        context = Context.of(look, outcome, budget, keys)
-                        alone = score_question(index, q, ranking, context)
+                    for _, _, got, alone in scored_both_ways(index, retrieval, budget):
                         assert got == alone and repr(got) == repr(alone)
                         diagnoses.update(e.diagnosis for e in got.evidence)
     # every way evidence can miss a context came up
@@ -396,8 +388,6 @@ def test_questions_scored_in_one_loop_equal_each_scored_alone(wide, handbook, mo
 
 
 def test_a_missed_holder_exactly_as_long_as_the_budget_is_below_the_cut_not_over_budget(handbook):
-    from lab.metrics import score_question, score_questions
-
     config = LabConfig(split="all", size=250)
     boundary = Counter()
     for chunker in ("fixed", "sentence", "structure"):
@@ -408,28 +398,8 @@ def test_a_missed_holder_exactly_as_long_as_the_budget_is_below_the_cut_not_over
             {int(index.words[b[1]]) for r in retrieval.ranked for b in r.best if b is not None}
         )
         for budget in budgets:
-            scored = retrieval._kept([budget])[0]
-            together = score_questions(
-                index,
-                retrieval.questions,
-                retrieval.rankings,
-                scored.looks,
-                scored.outcomes,
-                budget,
-                retrieval.ranked,
-            )
-            for q, ranking, look, outcome, r, got in zip(
-                retrieval.questions,
-                retrieval.rankings,
-                scored.looks,
-                scored.outcomes,
-                retrieval.ranked,
-                together,
-                strict=True,
-            ):
-                context = Context.of(look, outcome, budget, index.delivery_keys)
-                assert got == score_question(index, q, ranking, context)
-                cut = outcome[1]
+            for r, (_, cut, _), got, alone in scored_both_ways(index, retrieval, budget):
+                assert got == alone
                 for ev, best in zip(got.evidence, r.best, strict=True):
                     past_cut = not ev.in_context and best and best[0] >= cut
                     if past_cut and int(index.words[best[1]]) == budget:

@@ -17,10 +17,10 @@ import scipy.sparse as sp
 
 from .topk import best_first, csr_candidates
 
-try:  # SciPy's kernels for a sparse product (sized by us) and for writing it out dense
-    from scipy.sparse._sparsetools import csr_matmat, csr_todense
-except ImportError:  # a SciPy without them: its public product instead
-    csr_matmat = csr_todense = None
+try:  # SciPy's kernels for a sparse product (sized by us), writing it out dense, transposing
+    from scipy.sparse._sparsetools import csr_matmat, csr_tocsc, csr_todense
+except ImportError:  # a SciPy without them: its public operations instead
+    csr_matmat = csr_tocsc = csr_todense = None
 
 K1 = 1.2
 TOP_BLOCK = 256  # queries scored at once by BM25.top
@@ -44,18 +44,15 @@ class BM25:
         n_docs, n_terms = len(documents), len(vocab)
         lengths = np.diff(np.asarray([0, *ends], dtype=np.int64))
         flat = np.asarray(ids, dtype=np.int64)
-        pairs, tf = np.unique(
-            np.repeat(np.arange(n_docs), lengths) * n_terms + flat, return_counts=True
-        )
-        rows, cols = pairs // max(n_terms, 1), pairs % max(n_terms, 1)
+        pairs, tf = _distinct_counts(np.repeat(np.arange(n_docs), lengths) * n_terms + flat)
+        rows, cols = np.divmod(pairs, max(n_terms, 1))
         tf = tf.astype(float)
         df = np.bincount(cols, minlength=n_terms).astype(float)
         self.idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
         avgdl = lengths.mean() if n_docs and lengths.mean() > 0 else 1.0
         norm = k1 * (1 - b + b * lengths[rows] / avgdl)
         weights = self.idf[cols] * tf * (k1 + 1) / (tf + norm)
-        self.matrix = sp.csr_matrix((weights, (rows, cols)), shape=(n_docs, n_terms))
-        self._by_term = self.matrix.T.tocsr()  # terms x documents, for scoring queries
+        self.matrix, self._by_term = _weight_matrices(weights, pairs, cols, n_docs, n_terms)
 
     def scores(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
         """Dense ``(len(queries), n_documents)`` BM25 scores."""
@@ -147,3 +144,39 @@ class BM25:
         weights = self._weights_descending
         at = np.minimum(self._by_term.indptr[terms] + (k - 1), len(weights) - 1)
         return np.where(self._postings[terms] >= k, weights[at], 0.0)
+
+
+def _distinct_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_counts=True)`` of non-negative integer keys; counted in place
+    (no sort) when they span little more than their number."""
+    span = int(keys.max()) + 1 if len(keys) else 0
+    if span > 4 * len(keys) + 4096:
+        return np.unique(keys, return_counts=True)
+    counts = np.bincount(keys, minlength=span)
+    distinct = np.flatnonzero(counts)
+    return distinct, counts[distinct]
+
+
+def _weight_matrices(
+    weights: np.ndarray, pairs: np.ndarray, cols: np.ndarray, n_docs: int, n_terms: int
+) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """The documents x terms weight matrix of ``weights`` at the sorted, distinct ``pairs``
+    (``row * n_terms + col``), and its transpose in CSR (terms x documents): what
+    ``sp.csr_matrix((weights, (rows, cols)))`` and its ``.T.tocsr()`` build, the same arrays and
+    flags, without their conversions (the pairs are already in canonical order)."""
+    shape = (n_docs, n_terms)
+    if csr_tocsc is None or max(len(pairs), n_docs, n_terms) >= np.iinfo(np.int32).max:
+        rows = pairs // max(n_terms, 1)
+        matrix = sp.csr_matrix((weights, (rows, cols)), shape=shape)
+        return matrix, matrix.T.tocsr()
+    index = np.int32
+    indptr = np.searchsorted(pairs, np.arange(n_docs + 1) * n_terms).astype(index)
+    indices = cols.astype(index)
+    matrix = sp.csr_matrix((weights, indices, indptr), shape=shape)
+    matrix.has_canonical_format = True
+    by_term_indptr = np.empty(n_terms + 1, dtype=index)
+    docs, values = np.empty(len(pairs), dtype=index), np.empty(len(pairs))
+    csr_tocsc(n_docs, n_terms, indptr, indices, weights, by_term_indptr, docs, values)
+    by_term = sp.csr_matrix((values, docs, by_term_indptr), shape=(n_terms, n_docs))
+    by_term.has_sorted_indices = True
+    return matrix, by_term

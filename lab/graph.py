@@ -20,14 +20,19 @@ from .parse import Document
 
 try:  # SciPy's sparse kernels, called on our arrays (the product with an output sized by us)
     from scipy.sparse._sparsetools import (
+        coo_tocsr,
+        csr_has_canonical_format,
+        csr_has_sorted_indices,
         csr_matmat,
         csr_matvecs,
         csr_row_index,
+        csr_sort_indices,
+        csr_sum_duplicates,
         csr_tocsc,
         csr_todense,
     )
 except ImportError:  # a SciPy without them: its public operations instead
-    csr_matmat = csr_matvecs = csr_row_index = csr_todense = csr_tocsc = None
+    csr_matmat = csr_matvecs = csr_row_index = csr_todense = csr_tocsc = coo_tocsr = None
 
 EDGE_WEIGHTS = {"adjacency": 1.0, "hierarchy": 0.3, "lexical": 0.5, "xref": 1.0}
 LEXICAL_MIN_COSINE = 0.2
@@ -37,6 +42,7 @@ PAGERANK_BLOCK = 128  # restart columns iterated together
 SMALL_GRAPH = 256  # chunks up to which the restart is added as a dense matrix, not by position
 LEXICAL_ROW_BLOCK = 128  # chunks whose lexical pairs are found together
 PAIR_BLOCK = 8192  # candidate pairs whose common-term products are formed together
+PAIR_MARKS = 1 << 16  # chunks squared up to which distinct pairs are marked in a table, not sorted
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,7 +210,13 @@ def _pairs(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct pairs ``(min, max)`` of ``i`` and ``j``, self-pairs dropped, sorted."""
     lo, hi = np.minimum(i, j), np.maximum(i, j)
-    keys = np.unique((lo * n + hi)[lo != hi])
+    keys = (lo * n + hi)[lo != hi]
+    if n * n <= PAIR_MARKS:  # a table of every pair: its marked places are the sorted keys
+        marks = np.zeros(n * n, dtype=bool)
+        marks[keys] = True
+        keys = np.flatnonzero(marks)
+    else:
+        keys = np.unique(keys)
     return keys // n, keys % n, np.full(len(keys), weight)
 
 
@@ -269,8 +281,27 @@ def build_graph(
     rows = np.concatenate([e[0] for e in edges.values()] + [e[1] for e in edges.values()])
     cols = np.concatenate([e[1] for e in edges.values()] + [e[0] for e in edges.values()])
     data = np.concatenate([e[2] for e in edges.values()] * 2)
-    matrix = sp.csr_matrix((data, (rows, cols)), shape=(n, n))  # duplicates add up
-    return ChunkGraph(n, edges, matrix)
+    return ChunkGraph(n, edges, _summed_csr(data, rows, cols, n))
+
+
+def _summed_csr(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int) -> sp.csr_matrix:
+    """``sp.csr_matrix((data, (rows, cols)), shape=(n, n))`` (duplicates add up): the same
+    kernels SciPy calls, in its order, on our arrays, without its checks and conversions (which
+    cost more than the work on a small graph)."""
+    if coo_tocsr is None or max(len(data), n) >= np.iinfo(np.int32).max:
+        return sp.csr_matrix((data, (rows, cols)), shape=(n, n))
+    index, nnz = np.int32, len(data)
+    indptr, indices, values = np.empty(n + 1, dtype=index), np.empty(nnz, dtype=index), np.empty(nnz)
+    coo_tocsr(n, n, nnz, rows.astype(index), cols.astype(index), data, indptr, indices, values)
+    if not csr_has_canonical_format(n, indptr, indices):
+        if not csr_has_sorted_indices(n, indptr, indices):  # SciPy sorts only then
+            csr_sort_indices(n, indptr, indices, values)
+        csr_sum_duplicates(n, n, indptr, indices, values)
+        nnz = int(indptr[-1])
+        indices, values = indices[:nnz].copy(), values[:nnz].copy()
+    matrix = sp.csr_matrix((values, indices, indptr), shape=(n, n))
+    matrix.has_canonical_format = True
+    return matrix
 
 
 def _lexical(term_weights: sp.csr_matrix, weight: float, min_cosine: float):
@@ -385,6 +416,8 @@ def _rare_shares(
         return _rare_shares_public(rare, common_norm, floor)
     index = np.int32
     indptr, terms = indptr.astype(index, copy=False), terms.astype(index, copy=False)
+    if n <= LEXICAL_ROW_BLOCK:
+        return _rare_shares_one_block(indptr, terms, values, n_terms)
     order = np.argsort(-common_norm, kind="stable").astype(index)
     # rank r is chunk order[r], each row's terms in the same order
     ranked_indptr = np.zeros(n + 1, dtype=index)
@@ -433,6 +466,28 @@ def _rare_shares(
         i, j = order[lo + rows[keep]], order[cols[keep]]
         found.append((np.minimum(i, j), np.maximum(i, j), dots[keep]))
     return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))
+
+
+def _rare_shares_one_block(
+    indptr: np.ndarray, terms: np.ndarray, values: np.ndarray, n_terms: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_rare_shares`` of rows that make one block: every pair sharing a rare term (the caller
+    keeps those that can reach the floor), from one kernel product of the rows by their postings
+    without reordering them. Each pair's products are summed in the order of its terms, as in
+    the blocks (the floats do not depend on which of the two rows leads)."""
+    n, nnz, index = len(indptr) - 1, len(terms), indptr.dtype
+    posting_start = np.empty(n_terms + 1, dtype=index)
+    posting_row, posting_value = np.empty(nnz, dtype=index), np.empty(nnz)
+    csr_tocsc(n, n_terms, indptr, terms, values, posting_start, posting_row, posting_value)
+    out_indptr = np.empty(n + 1, dtype=index)
+    out_cols, out_dots = np.empty(n * n, dtype=index), np.empty(n * n)
+    csr_matmat(n, n, indptr, terms, values, posting_start, posting_row, posting_value,
+               out_indptr, out_cols, out_dots)  # fmt: skip
+    found = int(out_indptr[-1])
+    rows = np.repeat(np.arange(n), np.diff(out_indptr))
+    cols = out_cols[:found]
+    upper = cols > rows
+    return rows[upper], cols[upper], out_dots[:found][upper]
 
 
 def _rare_shares_public(rare_part: sp.csr_matrix, common_norm: np.ndarray, floor: float):

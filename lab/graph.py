@@ -291,7 +291,8 @@ def _summed_csr(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int) ->
     if coo_tocsr is None or max(len(data), n) >= np.iinfo(np.int32).max:
         return sp.csr_matrix((data, (rows, cols)), shape=(n, n))
     index, nnz = np.int32, len(data)
-    indptr, indices, values = np.empty(n + 1, dtype=index), np.empty(nnz, dtype=index), np.empty(nnz)
+    indptr = np.empty(n + 1, dtype=index)
+    indices, values = np.empty(nnz, dtype=index), np.empty(nnz)
     coo_tocsr(n, n, nnz, rows.astype(index), cols.astype(index), data, indptr, indices, values)
     if not csr_has_canonical_format(n, indptr, indices):
         if not csr_has_sorted_indices(n, indptr, indices):  # SciPy sorts only then

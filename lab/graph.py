@@ -42,6 +42,7 @@ PAGERANK_BLOCK = 128  # restart columns iterated together
 SMALL_GRAPH = 256  # chunks up to which the restart is added as a dense matrix, not by position
 LEXICAL_ROW_BLOCK = 128  # chunks whose lexical pairs are found together
 PAIR_BLOCK = 8192  # candidate pairs whose common-term products are formed together
+SMALL_STRUCTURE = 64  # chunks up to which the structural edges are found in plain Python
 PAIR_MARKS = 1 << 16  # chunks squared up to which distinct pairs are marked in a table, not sorted
 
 
@@ -205,21 +206,6 @@ def _walk_times_sparse(
     csr_todense(n, width, out_indptr, out_cols, out_values, out.reshape(-1))
 
 
-def _pairs(
-    i: np.ndarray, j: np.ndarray, n: int, weight: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct pairs ``(min, max)`` of ``i`` and ``j``, self-pairs dropped, sorted."""
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
-    keys = (lo * n + hi)[lo != hi]
-    if n * n <= PAIR_MARKS:  # a table of every pair: its marked places are the sorted keys
-        marks = np.zeros(n * n, dtype=bool)
-        marks[keys] = True
-        keys = np.flatnonzero(marks)
-    else:
-        keys = np.unique(keys)
-    return keys // n, keys % n, np.full(len(keys), weight)
-
-
 def build_graph(
     chunks: Sequence[Chunk],
     documents: Sequence[Document],
@@ -229,6 +215,34 @@ def build_graph(
     min_cosine: float = LEXICAL_MIN_COSINE,
 ) -> ChunkGraph:
     """Build the chunk graph; ``term_weights`` is the chunk x term BM25 weight matrix."""
+    n = len(chunks)
+    structure = _small_structure if n <= SMALL_STRUCTURE else _structure
+    adjacency, hierarchy, xref = structure(chunks, documents, resolve_refs)
+    edges = {
+        "adjacency": _weighted(adjacency, n, weights["adjacency"]),
+        "hierarchy": _weighted(hierarchy, n, weights["hierarchy"]),
+        "lexical": _lexical(term_weights, weights["lexical"], min_cosine),
+        "xref": _weighted(xref, n, weights["xref"]),
+    }
+    rows = np.concatenate([e[0] for e in edges.values()] + [e[1] for e in edges.values()])
+    cols = np.concatenate([e[1] for e in edges.values()] + [e[0] for e in edges.values()])
+    data = np.concatenate([e[2] for e in edges.values()] * 2)
+    return ChunkGraph(n, edges, _summed_csr(data, rows, cols, n))
+
+
+def _weighted(keys: np.ndarray, n: int, weight: float) -> tuple[np.ndarray, ...]:
+    """The pairs of sorted, distinct keys ``i * n + j`` (i < j) as rows, columns and weights."""
+    rows, cols = np.divmod(keys, max(n, 1))
+    return rows, cols, np.full(len(keys), weight)
+
+
+def _structure(
+    chunks: Sequence[Chunk], documents: Sequence[Document], resolve_refs: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The adjacency, hierarchy and cross-reference pairs (sorted, distinct keys ``i * n + j``,
+    i < j): chunks next to each other in a document; a chunk and the first chunk touching each
+    provision it touches, and that one and the first chunk touching the provision's section; a
+    chunk and every chunk touching a provision of its document it cites (when resolved)."""
     n = len(chunks)
     doc = np.fromiter((c.doc for c in chunks), dtype=np.int64, count=n)
     after = np.flatnonzero(doc[1:] == doc[:-1]) + 1  # chunks following one of their document
@@ -271,17 +285,57 @@ def build_graph(
         count = np.searchsorted(touched[by_provision], cited, side="right") - lo
         offset = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(count.sum())
         xref = (np.repeat(citer, count), holder[by_provision[offset]])
+    return _pair_keys(after - 1, after, n), _pair_keys(*hierarchy, n), _pair_keys(*xref, n)
 
-    edges = {
-        "adjacency": _pairs(after - 1, after, n, weights["adjacency"]),
-        "hierarchy": _pairs(*hierarchy, n, weights["hierarchy"]),
-        "lexical": _lexical(term_weights, weights["lexical"], min_cosine),
-        "xref": _pairs(*xref, n, weights["xref"]),
-    }
-    rows = np.concatenate([e[0] for e in edges.values()] + [e[1] for e in edges.values()])
-    cols = np.concatenate([e[1] for e in edges.values()] + [e[0] for e in edges.values()])
-    data = np.concatenate([e[2] for e in edges.values()] * 2)
-    return ChunkGraph(n, edges, _summed_csr(data, rows, cols, n))
+
+def _small_structure(
+    chunks: Sequence[Chunk], documents: Sequence[Document], resolve_refs: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_structure`` in plain Python, one pass over the chunks (and one over their citations):
+    on a few dozen chunks, cheaper than its array steps."""
+    n = len(chunks)
+    adjacency, hierarchy, xref = [], set(), set()
+    first_of: dict[tuple[int, int], int] = {}  # (document, provision): first chunk touching it
+    section_first: dict[tuple[int, str], int] = {}  # (document, section): the same
+    members: dict[tuple[int, int], list[int]] = {}  # (document, provision): chunks touching it
+    previous = -1
+    for k, c in enumerate(chunks):
+        d = c.doc
+        if d == previous:
+            adjacency.append((k - 1) * n + k)
+        previous = d
+        provisions = documents[d].provisions
+        for p in c.provisions:
+            key = (d, p)
+            first = first_of.get(key)
+            if first is None:
+                first_of[key] = first = k
+                section = section_first.setdefault((d, provisions[p].section), k)
+                if section != k:
+                    hierarchy.add(section * n + k)
+            elif first != k:
+                hierarchy.add(first * n + k)
+            members.setdefault(key, []).append(k)
+    if resolve_refs:
+        for k, c in enumerate(chunks):
+            d = c.doc
+            for target in c.cites:
+                for m in members.get((d, target), ()):
+                    if m != k:
+                        xref.add(min(k, m) * n + max(k, m))
+    return tuple(np.array(sorted(keys), dtype=np.int64) for keys in (adjacency, hierarchy, xref))
+
+
+def _pair_keys(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
+    """The distinct pairs ``(min, max)`` of ``i`` and ``j``, self-pairs dropped, as sorted keys
+    ``min * n + max``."""
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    keys = (lo * n + hi)[lo != hi]
+    if n * n <= PAIR_MARKS:  # a table of every pair: its marked places are the sorted keys
+        marks = np.zeros(n * n, dtype=bool)
+        marks[keys] = True
+        return np.flatnonzero(marks)
+    return np.unique(keys)
 
 
 def _summed_csr(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int) -> sp.csr_matrix:

@@ -56,15 +56,20 @@ class ChunkGraph:
 
     def transition(self) -> tuple[sp.csr_matrix, np.ndarray]:
         """``W^T D^-1`` (column-stochastic where the degree is positive) and the dangling mask."""
+        weights, dangling = self._walk_weights()
+        walk = sp.csr_matrix(self.matrix)  # the same structure (not copied), new weights
+        walk.data = weights
+        return walk, dangling
+
+    def _walk_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """The weights of ``transition``'s walk, entry by entry of ``matrix``, and the dangling
+        mask."""
+        matrix = self.matrix
         # astype: bincount of an edgeless graph returns integers even with weights
-        degree = np.bincount(
-            self.matrix.indices, weights=self.matrix.data, minlength=self.n
-        ).astype(float)
+        degree = np.bincount(matrix.indices, weights=matrix.data, minlength=self.n).astype(float)
         dangling = degree == 0
         inv = np.divide(1.0, degree, out=np.zeros_like(degree), where=~dangling)
-        walk = sp.csr_matrix(self.matrix)  # the same structure (not copied), new weights
-        walk.data = walk.data * inv[walk.indices]
-        return walk, dangling
+        return matrix.data * inv[matrix.indices], dangling
 
     def pagerank(
         self, restart: np.ndarray, alpha: float = RESTART, iterations: int = ITERATIONS
@@ -82,10 +87,13 @@ class ChunkGraph:
     @cached_property
     def _walk(self) -> tuple[sp.csr_array, np.ndarray]:
         """``transition``'s walk in float32, as a sparse array (its product is the cheaper
-        call), and the dangling chunks."""
-        walk, dangling = self.transition()
-        fast = sp.csr_array(walk)
-        fast.data = walk.data.astype(np.float32)
+        call), and the dangling chunks (built on the matrix's arrays, without ``transition``'s
+        own sparse matrix)."""
+        weights, dangling = self._walk_weights()
+        matrix = self.matrix
+        fast = sp.csr_array(
+            (weights.astype(np.float32), matrix.indices, matrix.indptr), shape=matrix.shape
+        )
         return fast, np.flatnonzero(dangling)
 
     def seeded_pagerank(

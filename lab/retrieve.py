@@ -155,7 +155,7 @@ def rank(
         _graph(index, first, bm25, dense, fused, seeds, mask)
         if mode == "graph"
         else [
-            Ranking(row, b, dense=d, fused=f)
+            _ranking(row, b, None, (), d, f)
             for row, b, d, f in zip(
                 first, bm25, _rows(dense, len(questions)), _rows(fused, len(questions)), strict=True
             )
@@ -169,6 +169,20 @@ def rank(
             for r, q in zip(rankings, questions, strict=True)
         ]
     return rankings
+
+
+_new = object.__new__
+
+
+def _ranking(score, bm25, pagerank, seeds, dense, fused) -> Ranking:
+    """``Ranking(score, bm25, pagerank, seeds, dense, fused)``, its fields written at once rather
+    than one frozen ``__setattr__`` at a time (a run builds one per question, mode and chunker)."""
+    ranking = _new(Ranking)
+    ranking.__dict__.update(
+        score=score, bm25=bm25, pagerank=pagerank, seeds=seeds, dense=dense, fused=fused,
+        rerank=None, allowed=None,
+    )  # fmt: skip
+    return ranking
 
 
 def _rows(matrix: np.ndarray | None, n: int) -> list:
@@ -194,9 +208,9 @@ def _graph(
     dense_rows, fused_rows = _rows(dense, q), _rows(fused, q)
     zeros = np.zeros(n)
     return [
-        Ranking(scores[j], bm25[j], mass[j], seed_sets[j], dense_rows[j], fused_rows[j])
+        _ranking(scores[j], bm25[j], mass[j], seed_sets[j], dense_rows[j], fused_rows[j])
         if seed_sets[j]
-        else Ranking(zeros.copy(), bm25[j], zeros.copy(), (), dense_rows[j], fused_rows[j])
+        else _ranking(zeros.copy(), bm25[j], zeros.copy(), (), dense_rows[j], fused_rows[j])
         for j in range(q)
     ]
 

@@ -244,3 +244,38 @@ def test_distinct_counts_are_uniques(keys, spread):
     got, counts = bm25_module._distinct_counts(keys)
     want, want_counts = np.unique(keys, return_counts=True)
     assert same_array(got, want) and same_array(counts, want_counts)
+
+
+# --- the PageRank walk and the rankings ---------------------------------------------------------
+
+
+def test_walk_is_the_transition_in_float32(monkeypatch, handbook):
+    rng = np.random.default_rng(3)
+    graphs = [graphs_both_ways(build_index(handbook, "structure", 250), monkeypatch)[0]]
+    for n in (1, 6, 40):
+        upper = sp.triu(sp.random(n, n, density=0.2, random_state=rng, format="csr"), k=1)
+        upper.data = 0.1 + upper.data
+        graphs.append(graph_module.ChunkGraph(n, {}, sp.csr_matrix(upper + upper.T)))
+    for graph in graphs:
+        walk, dangling = graph.transition()
+        fast, sinks = graph._walk
+        assert same_array(fast.indptr, walk.indptr) and same_array(fast.indices, walk.indices)
+        assert same_array(fast.data, walk.data.astype(np.float32))
+        assert same_array(sinks, np.flatnonzero(dangling))
+        assert np.allclose(walk.sum(axis=0)[0, ~dangling], 1.0)  # column-stochastic
+
+
+def test_fast_ranking_is_the_dataclass(handbook):
+    import dataclasses
+
+    from lab.retrieve import Ranking, _ranking
+
+    score, bm25 = np.array([0.0, 2.0, 1.0, 2.0]), np.array([0.0, 1.0, 3.0, 1.0])
+    for args in [(score, bm25, None, (), None, None), (score, bm25, bm25 * 2, (1, 2), bm25, score)]:
+        want, got = Ranking(*args), _ranking(*args)
+        assert type(got) is Ranking
+        assert vars(got) == vars(want)  # the same fields, rerank and allowed None
+        assert got.order.tolist() == [1, 3, 2] and got.offered == 3
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            got.score = bm25
+        assert dataclasses.replace(got, allowed=(0,)).allowed == (0,)

@@ -42,8 +42,8 @@ class BM25:
         self.token_ids: list[list[int]] = [ids[a:b] for a, b in pairwise([0, *ends])]
         self.vocab = vocab
         n_docs, n_terms = len(documents), len(vocab)
-        lengths = np.diff(np.asarray([0, *ends], dtype=np.int64))
-        flat = np.asarray(ids, dtype=np.int64)
+        lengths = np.fromiter(map(len, documents), dtype=np.int64, count=n_docs)
+        flat = np.fromiter(ids, dtype=np.int64, count=len(ids))
         pairs, tf = _distinct_counts(np.repeat(np.arange(n_docs), lengths) * n_terms + flat)
         rows, cols = np.divmod(pairs, max(n_terms, 1))
         tf = tf.astype(float)

@@ -111,6 +111,7 @@ def _hyphen(m: re.Match) -> str:
     return "-" if _WORD.match(text, start - 1) and _WORD.match(text, end) else " "
 
 
+KNOWN_WORDS = 500_000  # words whose tokens are kept (past it, the cache starts afresh)
 _KNOWN: dict[str, str] = {}  # every word seen, with its token ("" when it is dropped)
 
 
@@ -118,13 +119,19 @@ def _tokens(spaced: str) -> list[str]:
     words = spaced.split()
     found = list(map(_KNOWN.get, words))
     if None in found:
-        if len(_KNOWN) > 500_000:
-            _KNOWN.clear()
-        for i, word in enumerate(words):
-            if found[i] is None:
-                token = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
-                found[i] = _KNOWN[word] = token
+        _learn(words)
+        found = list(map(_KNOWN.get, words))
     return list(filter(None, found))
+
+
+def _learn(words: list[str]) -> None:
+    """Add the token of each word of ``words`` that ``_KNOWN`` lacks (each distinct word once)."""
+    new = set(words).difference(_KNOWN)
+    if len(_KNOWN) + len(new) > KNOWN_WORDS:  # start afresh, with all of these words
+        _KNOWN.clear()
+        new = set(words)
+    for word in new:
+        _KNOWN[word] = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
 
 
 _tokens.cache_clear = _KNOWN.clear  # emptied with the functools caches, like stem's

@@ -279,3 +279,43 @@ def test_fast_ranking_is_the_dataclass(handbook):
         with pytest.raises(dataclasses.FrozenInstanceError):
             got.score = bm25
         assert dataclasses.replace(got, allowed=(0,)).allowed == (0,)
+
+
+# --- tokens: each new word learned once ---------------------------------------------------------
+
+
+@given(
+    st.lists(
+        st.sampled_from(["the", "Rules", "rule", "a", "x", "pets", "pet's", "Coming"]), max_size=30
+    ),
+    st.lists(st.sampled_from(["rules", "the", "coming", "pets"]), max_size=4),
+)
+def test_tokens_with_some_words_known_are_the_plain_tokens(words, known):
+    from lab import text as text_module
+
+    text = " ".join(words)
+    plain = [
+        text_module.stem(w)
+        for w in text.lower().replace("'", "").split()
+        if len(w) > 1 and w not in text_module.STOP_WORDS
+    ]
+    text_module._KNOWN.clear()
+    for word in known:  # what earlier texts taught
+        text_module._KNOWN[word] = text_module.stem(word) if word != "the" else ""
+    assert text_module.tokenize(text) == plain
+    assert set(text.lower().replace("'", "").split()) <= set(text_module._KNOWN)
+    assert text_module.tokenize(text) == plain  # now every word is known
+
+
+def test_tokens_past_the_word_cache_limit_keep_every_word(monkeypatch):
+    from lab import text as text_module
+
+    monkeypatch.setattr(text_module, "KNOWN_WORDS", 4)
+    text_module._KNOWN.clear()
+    assert text_module.tokenize("alpha beta gamma") == ["alpha", "beta", "gamma"]
+    # two new words overflow the cache: it starts afresh with all five of this text
+    assert text_module.tokenize("gamma alpha delta epsilon rules") == [
+        "gamma", "alpha", "delta", "epsilon", "rul",
+    ]  # fmt: skip
+    assert sorted(text_module._KNOWN) == ["alpha", "delta", "epsilon", "gamma", "rules"]
+    text_module._KNOWN.clear()

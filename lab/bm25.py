@@ -49,7 +49,8 @@ class BM25:
         tf = tf.astype(float)
         df = np.bincount(cols, minlength=n_terms).astype(float)
         self.idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-        avgdl = lengths.mean() if n_docs and lengths.mean() > 0 else 1.0
+        mean = lengths.mean() if n_docs else 0.0
+        avgdl = mean if mean > 0 else 1.0
         norm = k1 * (1 - b + b * lengths[rows] / avgdl)
         weights = self.idf[cols] * tf * (k1 + 1) / (tf + norm)
         self.matrix, self._by_term = _weight_matrices(weights, pairs, cols, n_docs, n_terms)
@@ -98,7 +99,7 @@ class BM25:
         rows = np.repeat(np.arange(len(queries)), [len(tokens) for tokens in queries])
         known = terms >= 0
         n_terms = max(len(self.vocab), 1)
-        keys, counts = np.unique(rows[known] * n_terms + terms[known], return_counts=True)
+        keys, counts = _distinct_counts(rows[known] * n_terms + terms[known])
         rows = keys // n_terms
         indptr = np.searchsorted(rows, np.arange(len(queries) + 1))
         index = self._by_term.indices.dtype

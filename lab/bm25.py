@@ -25,6 +25,7 @@ except ImportError:  # a SciPy without them: its public operations instead
 K1 = 1.2
 TOP_BLOCK = 256  # queries scored at once by BM25.top
 B = 0.75
+INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 class BM25:
@@ -166,7 +167,7 @@ def _weight_matrices(
     ``sp.csr_matrix((weights, (rows, cols)))`` and its ``.T.tocsr()`` build, the same arrays and
     flags, without their conversions (the pairs are already in canonical order)."""
     shape = (n_docs, n_terms)
-    if csr_tocsc is None or max(len(pairs), n_docs, n_terms) >= np.iinfo(np.int32).max:
+    if csr_tocsc is None or max(len(pairs), n_docs, n_terms) >= INT32_MAX:
         rows = pairs // max(n_terms, 1)
         matrix = sp.csr_matrix((weights, (rows, cols)), shape=shape)
         return matrix, matrix.T.tocsr()

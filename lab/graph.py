@@ -44,6 +44,7 @@ LEXICAL_ROW_BLOCK = 128  # chunks whose lexical pairs are found together
 PAIR_BLOCK = 8192  # candidate pairs whose common-term products are formed together
 SMALL_STRUCTURE = 64  # chunks up to which the structural edges are found in plain Python
 PAIR_MARKS = 1 << 16  # chunks squared up to which distinct pairs are marked in a table, not sorted
+INT32_MAX, INT64_MAX = int(np.iinfo(np.int32).max), int(np.iinfo(np.int64).max)
 
 
 @dataclass(frozen=True, eq=False)
@@ -350,7 +351,7 @@ def _summed_csr(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int) ->
     """``sp.csr_matrix((data, (rows, cols)), shape=(n, n))`` (duplicates add up): the same
     kernels SciPy calls, in its order, on our arrays, without its checks and conversions (which
     cost more than the work on a small graph)."""
-    if coo_tocsr is None or max(len(data), n) >= np.iinfo(np.int32).max:
+    if coo_tocsr is None or max(len(data), n) >= INT32_MAX:
         return sp.csr_matrix((data, (rows, cols)), shape=(n, n))
     index, nnz = np.int32, len(data)
     indptr = np.empty(n + 1, dtype=index)
@@ -427,7 +428,7 @@ def _order_of_distinct(keys: np.ndarray) -> np.ndarray:
     """``np.argsort(keys)`` of distinct non-negative integers: their positions sorted along with
     them in the low digits of one key (a plain sort, faster than an argsort), if they fit."""
     m = len(keys)
-    if m and int(keys.max()) < np.iinfo(np.int64).max // m - 1:
+    if m and int(keys.max()) < INT64_MAX // m - 1:
         return np.sort(keys * m + np.arange(m)) % m
     return np.argsort(keys)
 
@@ -474,7 +475,7 @@ def _rare_shares(
     terms' posting lengths (no counting pass first): for each row it sums the products over the
     shared terms in the row's term order, as ``@`` does (the same sum from either row)."""
     n, nnz = len(indptr) - 1, len(terms)
-    if csr_matmat is None or max(nnz, 2 * n_terms + 1) >= np.iinfo(np.int32).max:
+    if csr_matmat is None or max(nnz, 2 * n_terms + 1) >= INT32_MAX:
         rare = sp.csr_matrix((values, terms, indptr), shape=(n, n_terms))
         return _rare_shares_public(rare, common_norm, floor)
     index = np.int32

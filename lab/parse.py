@@ -247,6 +247,31 @@ _new_heading = fast_constructor(Heading)
 _new_provision = fast_constructor(Provision)
 
 
+def _heading(start: int, end: int, level: int, title: str) -> Heading:
+    """The heading of the line ``text[start:end]`` with this level and title: a leading number
+    (``1.3``) becomes its number."""
+    number_match = _LEADING_NUMBER.match(title)
+    if number_match:
+        return _new_heading(
+            start, end, level, number_match.group(1), title[number_match.end() :].strip()
+        )
+    return _new_heading(start, end, level, None, title.strip())
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    """The level and title of an ATX heading line that starts with ``#`` (as :data:`_ATX`
+    reads them), or None when it is none."""
+    level = len(line) - len(line.lstrip("#"))
+    if level > 6 or line[level : level + 1] not in (" ", "\t") or line[-1] in " \t#":
+        # Past six marks, or with no blank after them, no heading; one ending in blanks or
+        # marks: the pattern finds where its title ends.
+        m = _ATX.match(line)
+        return (len(m.group(1)), m.group(2)) if m else None
+    # The pattern's title starts after the blanks after the marks and, with nothing to trim at
+    # the line's end, runs to it.
+    return level, line[level:].lstrip(" \t")
+
+
 Columns = tuple[Sequence[int], Sequence[int], Sequence[str], Sequence[int]]
 
 
@@ -460,11 +485,7 @@ class UnitBuilder:
         self.add(start, end, kind)
 
     def add_heading(self, start: int, end: int, level: int, title: str) -> None:
-        number_match = _LEADING_NUMBER.match(title)
-        number = number_match.group(1) if number_match else None
-        if number_match:
-            title = title[number_match.end() :].strip()
-        self.headings[len(self.units)] = _new_heading(start, end, level, number, title.strip())
+        self.headings[len(self.units)] = _heading(start, end, level, title)
         self.add_block(start, end, "heading")
 
     def sentence_breaks(self, start: int, end: int) -> tuple[Breaks, int, int]:
@@ -644,6 +665,37 @@ class _Markdown(UnitBuilder):
         for i in (first, stop - 1) if stop - first > 1 else (first,):
             para.append((starts[i], starts[i] + len(lines[i])))
 
+    def simple_stretch(
+        self,
+        lines: list[str],
+        starts: list[int],
+        simple: list[int],
+        heads: dict[int, tuple[int, str]],
+    ) -> None:
+        """Read lines ``simple[0]..simple[-1]`` outside a code fence and with no paragraph open,
+        where ``simple`` are the only blank and ``#`` heading lines (``heads``: level and title)
+        and the others plain: each run of plain lines between two is a paragraph (the next blank
+        or heading line ends it). As :meth:`add_prose` and :meth:`add_heading` would, inline."""
+        units, prose, headings, clock = self.units, self.prose, self.headings, self.heading_clock
+        block = self.block
+        prev = simple[0] - 1
+        for i in simple:
+            if i > prev + 1:  # a run of plain lines since the last
+                block += 1
+                end = starts[i - 1] + len(lines[i - 1])
+                prose.append((starts[prev + 1], end, 0, block, len(units)))
+            head = heads.get(i)
+            if head is not None:
+                line = lines[i]
+                s = starts[i]
+                k = len(units)
+                clock[k] = len(prose)
+                headings[k] = _heading(s, s + len(line), *head)
+                block += 1
+                units.append((s, s + len(line.rstrip()), "heading", block))  # starts with "#"
+            prev = i
+        self.block = block
+
     def run(self) -> None:
         text = self.text
         lines, starts = _lines(text)
@@ -667,29 +719,35 @@ class _Markdown(UnitBuilder):
 
         # Only lines a rule may read specially go through the rules one by one; a run of plain
         # lines between them closes any table and joins the paragraph (or the open code fence).
+        # Blank lines and ``#`` heading lines (the most common) are read a stretch at a time.
         special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
+        heads = {i: h for i in special if lines[i][:1] == "#" and (h := _atx(lines[i]))}
+        simple = [i for i in special if i in heads or not lines[i].strip()]
+        others = [i for i in special if i not in heads and lines[i].strip()] if simple else special
         done = 0  # lines before this one are read
-        for i in special:
+        at = 0  # the next simple line, in ``simple``
+        for i in [*others, len(lines)]:
+            if at < len(simple) and simple[at] < i:
+                stop = bisect_left(simple, i, at)
+                if fence is None:
+                    # The plain lines before the first join the paragraph, which it ends.
+                    if simple[at] > done:
+                        self.join_lines(para, lines, starts, done, simple[at])
+                    flush()
+                    self.simple_stretch(lines, starts, simple[at:stop], heads)
+                done = simple[stop - 1] + 1
+                at = stop
+                self.table_open = False
+            if i == len(lines):
+                break
             if i > done:
                 self.table_open = False  # closed by a plain line
                 if fence is None:
                     self.join_lines(para, lines, starts, done, i)
             done = i + 1
             line = lines[i]
-            if not line.strip():  # a blank line: no table row, never closes a fence
-                self.table_open = False
-                if fence is None and para:
-                    flush()
-                continue
             s = starts[i]
             e = s + len(line)
-            if line[0] == "#" and fence is None and (m := _ATX.match(line)):
-                # A heading line as the rules below read it: no table row, rule or fence.
-                self.table_open = False
-                if para:
-                    flush()
-                self.add_heading(s, e, len(m.group(1)), m.group(2))
-                continue
             if not _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
                 self.close_table()
             if fence is not None:

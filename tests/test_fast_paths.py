@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from line_reader import LineByLine
 from samples import markdown_documents
 
 from lab.chunkers import Training, chunk_document, touched_provisions
@@ -22,7 +23,6 @@ from lab.parse import (
     Breaks,
     UnitBuilder,
     _lines,
-    _Markdown,
     _reference_matches,
     _sentence_breaks,
     parse_document,
@@ -56,9 +56,10 @@ def plain_breaks(text: str, start: int, end: int) -> Breaks:
     return Breaks(dots, [m.end(1) for m in found], [m.end() for m in found], maybe)
 
 
-class ParagraphByParagraph(_Markdown):
+class ParagraphByParagraph(LineByLine):
     """The markdown reader splitting each paragraph into sentences as it reads it (not all
-    together at the end), searching each alone for its sentence breaks."""
+    together at the end), searching each alone for its sentence breaks, and reading every
+    special line on its own."""
 
     add_prose = UnitBuilder.add_prose
     add_heading = UnitBuilder.add_heading

@@ -944,13 +944,30 @@ def _structure(
 # text (in "section", ``(?i:i)`` also matches the dotless ı); each needle with how far before it
 # the reference starts.
 _REFERENCE_NEEDLES = (("\u00a7", 0), ("ection", 1), ("ect\u0131on", 1))
+# The same in a Latin-1 text's bytes (the dotless ı is none of its characters).
+_REFERENCE_BYTE_NEEDLES = ((b"\xa7", 0), (b"ection", 1))
 
 
-def _reference_candidates(low: str) -> tuple[list[int], list[int]]:
-    """Where a match of :data:`_REFERENCE` can start in the text ``low`` is the lowercase of,
-    in order, and where the text must reach for each (its needle's end)."""
+def _lowered(text: str) -> str | bytes | None:
+    """Where :func:`_reference_candidates` looks for the needles: ``text`` lowercased, or, for
+    a Latin-1 text, its bytes with the ASCII letters lowered (no other character lowers to a
+    needle's, and ``str.lower`` is several times slower there than on ASCII); None when a
+    letter lowers to two (only ``İ`` does), so that positions differ."""
+    if text.isascii():
+        return text.lower()
+    if "\u0130" in text:
+        return None
+    try:
+        return text.encode("latin-1").lower()
+    except UnicodeEncodeError:
+        return text.lower()
+
+
+def _reference_candidates(low: str | bytes) -> tuple[list[int], list[int]]:
+    """Where a match of :data:`_REFERENCE` can start in the text ``low`` is :func:`_lowered`
+    from, in order, and where the text must reach for each (its needle's end)."""
     found = []
-    for needle, back in _REFERENCE_NEEDLES:
+    for needle, back in _REFERENCE_NEEDLES if isinstance(low, str) else _REFERENCE_BYTE_NEEDLES:
         at = low.find(needle)
         while at >= 0:
             found.append((at - back, at + len(needle)))
@@ -961,14 +978,15 @@ def _reference_candidates(low: str) -> tuple[list[int], list[int]]:
 
 def _reference_matches(
     text: str,
-    low: str | None,
+    low: str | bytes | None,
     start: int,
     end: int,
     candidates: tuple[list[int], list[int]] | None = None,
 ) -> Iterator[re.Match]:
     """The matches of :data:`_REFERENCE` in ``text[start:end]``, left to right. ``low`` is
-    ``text.lower()`` when as long as ``text``: a match then starts only at one of its
-    :func:`_reference_candidates` (given, or found here), so the pattern is tried there alone."""
+    :func:`_lowered` of ``text`` (or ``text.lower()`` when as long): unless None, a match starts
+    only at one of its :func:`_reference_candidates` (given, or found here), so the pattern is
+    tried there alone."""
     if low is None:
         yield from _REFERENCE.finditer(text, start, end)
         return
@@ -990,8 +1008,7 @@ def _references(
         if p.id is not None:
             by_id.setdefault(p.id, p.index)
     refs: list[Reference] = []
-    low = text.lower()
-    low = low if len(low) == len(text) else None  # a letter lowered to two (İ): no positions
+    low = _lowered(text)
     candidates = _reference_candidates(low) if low is not None else None
     for p in provisions:
         if p.first >= p.stop:

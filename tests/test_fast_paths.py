@@ -23,6 +23,8 @@ from lab.parse import (
     Breaks,
     UnitBuilder,
     _lines,
+    _lowered,
+    _reference_candidates,
     _reference_matches,
     _sentence_breaks,
     parse_document,
@@ -223,6 +225,65 @@ def test_references_tried_at_their_starts_are_those_a_full_search_finds(text, da
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     assert_references_found_as_by_a_full_search(text, start, end)
+
+
+latin_reference_text = texts_of(
+    ["Section", "SECTION", "S\u00c9CTION", "s\u00e9ction", "\u00a7", "\u00a7\u00a7", " 1.2", " 3"]
+    + [" and", ", 4", "ection", "ECTION", "\u00c9", "\u00df", "\u00ff", "\u00b5", "\u0131", "\n"]
+)
+
+
+@given(latin_reference_text)
+def test_reference_candidates_from_lowered_bytes_are_those_of_the_lowercased_text(text):
+    # A Latin-1 text is searched in its bytes with the ASCII letters lowered; any other text
+    # (here one with a dotless ı) in its lowercase.
+    assert _reference_candidates(_lowered(text)) == _reference_candidates(text.lower())
+
+
+def test_reference_candidates_hand_checked():
+    text = "\u00e9 SECTION 2, \u00a7 3 and s\u00c9ction 4"
+    assert isinstance(_lowered(text), bytes)
+    assert _reference_candidates(_lowered(text)) == ([2, 13], [9, 14])  # not s\u00c9ction
+    assert _lowered("\u0130 Section 1") is None  # İ lowers to two characters
+
+
+def plain_references(doc):
+    """Every match of the pattern in each provision's body, searched in full."""
+    by_id = {}
+    for p in doc.provisions:
+        if p.id is not None:
+            by_id.setdefault(p.id, p.index)
+    found = []
+    for p in doc.provisions:
+        if p.first < p.stop:
+            start, end = doc.units[p.first].start, doc.units[p.stop - 1].end
+            for m in _REFERENCE.finditer(doc.text, start, end):
+                for number in [m.group(1), *re.findall(r"\d+(?:\.\d+)*", m.group(2) or "")]:
+                    target = by_id.get(number)
+                    if target is not None and target != p.index:
+                        found.append((m.start(), m.end(), p.index, target))
+    return sorted(found, key=lambda r: r[0])
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_resolved_references_of_real_texts_are_those_of_a_full_search(path):
+    doc = parse_document(real_text(path))
+    assert [astuple(r) for r in doc.references] == plain_references(doc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "### 1.1 A\n\nSee Section 1.2 and \u00a7 1.1.\n\n### 1.2 B\n\nPer S\u00c9CTION 1.1, "
+        "section 1.1 \u00e9.",
+        "### 1.1 A\n\nSee SECTION 1.2 (\u0131).\n\n### 1.2 B\n\nPer sect\u0131on 1.1.",
+        "### 1.1 A\n\nSee Section 1.2 (\u0130).\n\n### 1.2 B\n\nPer section 1.1.",
+    ],
+)
+def test_resolved_references_of_latin_and_other_texts_are_those_of_a_full_search(text):
+    doc = parse_document(text)
+    assert doc.references
+    assert [astuple(r) for r in doc.references] == plain_references(doc)
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)

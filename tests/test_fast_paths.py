@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from line_reader import LineByLine
 from samples import markdown_documents
 
-from lab.chunkers import Training, chunk_document, touched_provisions
+from lab.chunkers import Training, chunk_document, touched_provisions, word_counts
 from lab.chunkers.qes_greedy import INDEX_BUDGET, Coverage, greedy_lazy
 from lab.chunkers.recursive import split_units
 from lab.parse import (
@@ -460,3 +460,30 @@ def test_tokens_of_whole_units_are_the_units_tokens_in_turn(text, data):
     assert tokens == [t for u in range(first, last + 1) for t in doc.unit_tokens[u]]
     tokens.append("x")  # a list of its own
     assert doc.tokens(doc.units[first].start, doc.units[last].end) == tokens[:-1]
+
+
+# Every Latin-1 character str.split splits at, others beside them, and one beyond Latin-1.
+word_text = texts_of([*"ab \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\xe9\xff", "word", "\u2003"])
+
+
+@given(word_text, st.data())
+def test_word_counts_of_many_spans_are_each_spans_split(text, data):
+    # At least 64 spans covering at least half the text take the one-pass count (unless the
+    # text is not Latin-1, as with an em space).
+    spans = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, len(text)), st.integers(0, len(text))).map(sorted),
+            min_size=64,
+            max_size=80,
+        )
+    )
+    spans += [(0, len(text))] * 64
+    assert word_counts(text, spans) == [len(text[a:b].split()) for a, b in spans]
+
+
+def test_word_counts_hand_checked():
+    text = "One two\xa0three\x1cfour  \xe9five" + " x" * 40
+    spans = [(0, 3), (1, 5), (3, 4), (4, 4), (5, 25), (24, 25), (0, len(text))] * 10
+    # "One", "ne t", " ", "", "wo\xa0three\x1cfour  \xe9five", "e", the whole text
+    expected = [1, 2, 0, 0, 4, 1, 45] * 10
+    assert word_counts(text, spans) == expected

@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 from line_reader import LineByLine
 from samples import markdown_documents
 
-from lab.chunkers import Training, chunk_document, touched_provisions, word_counts
+from lab.chunkers import (
+    Training,
+    chunk_document,
+    cited_provisions,
+    touched_provisions,
+    word_counts,
+)
 from lab.chunkers.qes_greedy import INDEX_BUDGET, Coverage, greedy_lazy
 from lab.chunkers.recursive import split_units
 from lab.parse import (
@@ -487,3 +493,30 @@ def test_word_counts_hand_checked():
     # "One", "ne t", " ", "", "wo\xa0three\x1cfour  \xe9five", "e", the whole text
     expected = [1, 2, 0, 0, 4, 1, 45] * 10
     assert word_counts(text, spans) == expected
+
+
+@settings(max_examples=60)
+@given(
+    markdown_documents(),
+    st.sampled_from(["fixed", "sentence", "recursive", "structure", "qes-dp"]),
+    st.sampled_from([45, 160, 450]),
+    st.sampled_from(["delivered", "off"]),
+    st.integers(0, 3),
+)
+def test_chunks_built_column_by_column_are_those_built_one_by_one(text, chunker, size, refs, first):
+    # Without a heading path or delivered reference text, a chunk is its body verbatim; with
+    # them (structure), each is built one by one: both as the single-span helpers give them.
+    doc = parse_document(text)
+    chunks, plan = chunk_document(doc, 2, chunker, size, 0, Training(), refs=refs, first_id=first)
+    assert [c.source[0] for c in chunks] == list(plan.bodies)
+    for k, c in enumerate(chunks):
+        start, end = c.source[0]
+        assert c.id == f"{chunker}-{first + k}"
+        assert c.doc == 2
+        assert c.provisions == touched_provisions(doc, start, end)
+        assert c.cites == cited_provisions(doc, start, end)
+        assert c.words == len(c.text.split())
+        assert (c.search, c.search_source, c.layout) == (None, None, None)
+        if not c.prefix and len(c.source) == 1:
+            assert c.text == doc.text[start:end]
+            assert c.prefix_provisions == ()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -172,6 +172,16 @@ def chunk_document(
     all_touched = _touched(doc, delivered_spans)
     all_cites = _cited(doc, delivered_spans)
     verbatim = word_counts(text, delivered_spans)  # the words of each body as it stands
+    if (
+        not plan.rendered
+        and not plan.parents
+        and not (plan.path_prefix or headers)
+        and not (plan.resolve_refs and any(all_cites))
+    ):
+        # Every chunk is its body verbatim, with nothing before or after it.
+        return _verbatim_chunks(
+            text, chunker, doc_index, first_id, plan.bodies, all_touched, all_cites, verbatim
+        ), plan
     chunks = []
     for k, piece in enumerate(plan.bodies):
         if plan.rendered and k in plan.rendered:
@@ -223,6 +233,39 @@ def chunk_document(
             )
         )
     return chunks, plan
+
+
+def _verbatim_chunks(
+    text: str,
+    chunker: str,
+    doc_index: int,
+    first_id: int,
+    bodies: Sequence[tuple[int, int]],
+    touched: list[tuple[int, ...]],
+    cites: list[tuple[int, ...]],
+    words: list[int],
+) -> list[Chunk]:
+    """The chunks of ``bodies`` as :func:`chunk_document` builds them one by one when each is
+    its body's text alone (no heading path, no reference text, no parent), built column by
+    column."""
+    n = len(bodies)
+    return list(
+        map(
+            _new_chunk,
+            [f"{chunker}-{k}" for k in range(first_id, first_id + n)],  # id
+            repeat(doc_index, n),
+            [text[start:end] for start, end in bodies],  # text
+            [((start, end),) for start, end in bodies],  # source
+            repeat("", n),  # prefix
+            touched,  # provisions
+            repeat((), n),  # prefix_provisions
+            cites,
+            words,
+            repeat(None, n),  # search
+            repeat(None, n),  # search_source
+            repeat(None, n),  # layout
+        )
+    )
 
 
 def _rendered_chunk(

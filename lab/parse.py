@@ -247,6 +247,7 @@ def fast_constructor(cls: type) -> Callable[..., object]:
 
 _new_heading = fast_constructor(Heading)
 _new_provision = fast_constructor(Provision)
+_new_reference = fast_constructor(Reference)
 
 
 def _heading(start: int, end: int, level: int, title: str) -> Heading:
@@ -1025,19 +1026,24 @@ def _references(
             by_id.setdefault(p.id, p.index)
     refs: list[Reference] = []
     low = _lowered(text)
-    candidates = _reference_candidates(low) if low is not None else None
-    for p in provisions:
-        if p.first >= p.stop:
-            continue
-        start, end = units[p.first].start, units[p.stop - 1].end
-        if candidates is not None and bisect_left(candidates[0], start) == bisect_left(
-            candidates[0], end
-        ):
-            continue
+    # Each provision's body: its index and character range, in document order.
+    bodies = [
+        (p.index, units[p.first].start, units[p.stop - 1].end)
+        for p in provisions
+        if p.first < p.stop
+    ]
+    candidates = None
+    if low is not None:
+        candidates = _reference_candidates(low)
+        # Only the bodies a candidate may lie in (the last starting at or before it) are read.
+        body_starts = [start for _, start, _ in bodies]
+        holding = {bisect_right(body_starts, c) - 1 for c in candidates[0]}
+        bodies = [bodies[k] for k in sorted(holding) if k >= 0]
+    for index, start, end in bodies:
         for m in _reference_matches(text, low, start, end, candidates):
             numbers = [m.group(1), *_REFERENCE_TAIL.findall(m.group(2) or "")]
             for number in numbers:
                 target = by_id.get(number)
-                if target is not None and target != p.index:
-                    refs.append(Reference(m.start(), m.end(), p.index, target))
+                if target is not None and target != index:
+                    refs.append(_new_reference(m.start(), m.end(), index, target))
     return tuple(sorted(refs, key=lambda r: r.start))

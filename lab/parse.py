@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate, chain, count, pairwise, repeat
@@ -68,6 +69,7 @@ _PLAIN = re.compile(r"[ \t]*(?![a-z][.)])[^\s\d#|`~*+=_.:(\u2022\u2500-\u259f-]"
 # The two characters before an abbreviation's period, lowercase: a sentence end after any other
 # two needs no further test in ``add_prose``.
 _ABBREVIATION_TAILS = frozenset(a[-3:-1] for a in ABBREVIATIONS)
+_TAIL_CODES = np.array(sorted(ord(a) << 8 | ord(b) for a, b in _ABBREVIATION_TAILS))
 
 MAX_TITLE_WORDS = 10
 MAX_INLINE_TITLE_WORDS = 6
@@ -354,8 +356,25 @@ def _sentence_breaks(text: str, start: int, end: int) -> Breaks:
                 first[stop] = (dot, after)
             found = sorted((dot, stop, after) for stop, (dot, after) in first.items())
             dots, stops, afters = map(list, zip(*found, strict=True))
-    maybe = [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in _ABBREVIATION_TAILS]
-    return Breaks(dots, stops, afters, maybe)
+    return Breaks(dots, stops, afters, _maybe_abbreviations(text, dots))
+
+
+def _maybe_abbreviations(text: str, dots: list[int]) -> list[int]:
+    """The breaks whose two characters before the punctuation, lowercased, may end an
+    abbreviation. In a Latin-1 text with many breaks, looked up in its bytes with the ASCII
+    letters lowered, all at once (no other character there lowers to an ASCII one)."""
+    data = None
+    if len(dots) >= 256:
+        with suppress(UnicodeEncodeError):
+            data = text.encode("latin-1").lower()
+    if data is None or len(data) < 2:
+        return [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in _ABBREVIATION_TAILS]
+    codes = np.frombuffer(data, dtype=np.uint8)
+    at = np.array(dots, dtype=np.int64)
+    past_two = at >= 2  # before the third character the slice holds fewer than two
+    at[~past_two] = 2
+    pairs = codes[at - 2].astype(np.int64) << 8 | codes[at - 1]
+    return np.flatnonzero(past_two & np.isin(pairs, _TAIL_CODES)).tolist()
 
 
 def _is_short_title(rest: str) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import astuple
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from line_reader import LineByLine
 from samples import markdown_documents
@@ -30,6 +30,7 @@ from lab.parse import (
     UnitBuilder,
     _lines,
     _lowered,
+    _maybe_abbreviations,
     _reference_candidates,
     _reference_matches,
     _sentence_breaks,
@@ -520,3 +521,25 @@ def test_chunks_built_column_by_column_are_those_built_one_by_one(text, chunker,
         if not c.prefix and len(c.source) == 1:
             assert c.text == doc.text[start:end]
             assert c.prefix_provisions == ()
+
+
+abbreviation_text = texts_of(
+    ["e.g.", "E.G.", "Dr.", "DR!", "no?", "No.", "\u00c9.", "\u00e9g.", "St.", "ST.", "x.", "."]
+    + ["ra.", "RA?", "\u0131g.", " ", "\n", "a", "\u00ff", "\u00d7"]
+)
+
+
+@given(abbreviation_text, st.data())
+def test_abbreviation_tails_of_many_breaks_are_those_of_the_lowercased_pairs(text, data):
+    # Many breaks (256 or more) in a Latin-1 text are looked up in its bytes all at once.
+    marks = [k for k, c in enumerate(text) if c in ".!?"] + [0, 1][: len(text)]
+    assume(marks)
+    dots = data.draw(st.lists(st.sampled_from(marks), min_size=256, max_size=300))
+    expected = [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in ABBREVIATION_TAILS]
+    assert _maybe_abbreviations(text, dots) == expected
+
+
+def test_abbreviation_tails_hand_checked():
+    text = "E.G. Dr! \u00c9g. ok."
+    dots = [3, 7, 12, 16, 0, 1] * 50
+    assert _maybe_abbreviations(text, dots) == [k for k in range(300) if k % 6 in (0, 1)]

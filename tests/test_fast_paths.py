@@ -17,6 +17,8 @@ from samples import markdown_documents
 
 from lab.chunkers import (
     Training,
+    _cited,
+    _touched,
     chunk_document,
     cited_provisions,
     touched_provisions,
@@ -24,6 +26,7 @@ from lab.chunkers import (
 )
 from lab.chunkers.qes_greedy import INDEX_BUDGET, Coverage, greedy_lazy
 from lab.chunkers.recursive import split_units
+from lab.generate import generate_corpus
 from lab.parse import (
     _REFERENCE,
     Breaks,
@@ -543,3 +546,21 @@ def test_abbreviation_tails_hand_checked():
     text = "E.G. Dr! \u00c9g. ok."
     dots = [3, 7, 12, 16, 0, 1] * 50
     assert _maybe_abbreviations(text, dots) == [k for k in range(300) if k % 6 in (0, 1)]
+
+
+# Generated corpora cite their sections ("see Section 1.5"); hypothesis' documents seldom do.
+CITING = [generate_corpus(size, 3)[0] for size in (2_000, 6_000)]
+
+
+@given(st.one_of(markdown_documents(), st.sampled_from(CITING)), st.data())
+def test_touched_and_cited_of_many_spans_are_each_spans(text, data):
+    # 64 spans or more are bisected all at once; their ends fall anywhere, and on the edges
+    # of units and references.
+    doc = parse_document(text)
+    edges = [0, len(text), *doc.unit_starts, *doc.unit_ends, *doc.reference_starts]
+    bound = st.one_of(st.integers(0, len(text)), st.sampled_from(edges))
+    spans = data.draw(st.lists(st.tuples(bound, bound).map(sorted).map(tuple), min_size=64))
+    assert _touched(doc, spans) == [plain_touched(doc, a, b) for a, b in spans]
+    assert _cited(doc, spans) == [
+        tuple(dict.fromkeys(r.target for r in doc.references if a <= r.start < b)) for a, b in spans
+    ]

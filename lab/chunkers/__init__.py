@@ -86,14 +86,27 @@ def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
 
 
 def _touched(doc: Document, spans: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
-    """:func:`touched_provisions` of each span."""
+    """:func:`touched_provisions` of each span (the units' ranges bisected for all at once when
+    there are many)."""
     starts, ends, owners = doc.unit_starts, doc.unit_ends, doc.unit_provisions
+    if len(spans) < 64 or not starts:
+        firsts, stops = [], []
+        for start, end in spans:
+            first = max(bisect_right(starts, start) - 1, 0)  # the unit at ``start`` (``unit_at``)
+            stop = bisect_left(starts, end)
+            if first < stop and ends[first] <= start:  # units after it start after ``start``
+                first += 1
+            firsts.append(first)
+            stops.append(stop)
+    else:
+        bounds = np.fromiter(chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
+        unit_starts = np.array(starts, dtype=np.int64)
+        first = np.maximum(unit_starts.searchsorted(bounds[0::2], "right") - 1, 0)
+        stop = unit_starts.searchsorted(bounds[1::2], "left")
+        first += (first < stop) & (np.array(ends, dtype=np.int64)[first] <= bounds[0::2])
+        firsts, stops = first.tolist(), stop.tolist()
     found = []
-    for start, end in spans:
-        first = max(bisect_right(starts, start) - 1, 0)  # the unit at ``start`` (``unit_at``)
-        stop = bisect_left(starts, end)
-        if first < stop and ends[first] <= start:  # units after it start after ``start``
-            first += 1
+    for first, stop in zip(firsts, stops, strict=True):
         touched = dict.fromkeys(owners[first:stop])
         touched.pop(-1, None)
         found.append(tuple(touched))
@@ -106,19 +119,21 @@ def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
 
 
 def _cited(doc: Document, spans: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
-    """:func:`cited_provisions` of each span."""
+    """:func:`cited_provisions` of each span (the references bisected for all at once when
+    there are many spans)."""
     refs = doc.references
     if not refs:
         return [()] * len(spans)
     at = doc.reference_starts
-    found = []
-    for start, end in spans:
-        first = bisect_left(at, start)
-        stop = bisect_left(at, end)
-        found.append(
-            tuple(dict.fromkeys(r.target for r in refs[first:stop])) if first < stop else ()
-        )
-    return found
+    if len(spans) < 64:
+        ranges = [(bisect_left(at, start), bisect_left(at, end)) for start, end in spans]
+    else:
+        bounds = np.fromiter(chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
+        ranges = np.array(at, dtype=np.int64).searchsorted(bounds).reshape(-1, 2).tolist()
+    targets = [r.target for r in refs]
+    return [
+        tuple(dict.fromkeys(targets[first:stop])) if first < stop else () for first, stop in ranges
+    ]
 
 
 def reference_excerpt(

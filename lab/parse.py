@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate, chain, count, pairwise, repeat
@@ -50,6 +51,8 @@ _SENTENCE_END = re.compile(f"[.!?]{_END_REST}")
 # a literal first character the regex engine jumps from one to the next, where a character class
 # has it try every position of the text (three times slower).
 _BREAKS = tuple(re.compile(f"({re.escape(mark)}{_END_REST})\\s*") for mark in ".!?")
+# The period's break with the whitespace after it as a group of its own (for ``re.split``).
+_PERIOD_PARTS = re.compile(f"(\\.{_END_REST})(\\s*)")
 _TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
 _LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
 # The leading look-ahead only lets the engine skip to the letters a reference can start with
@@ -66,6 +69,7 @@ _PLAIN = re.compile(r"[ \t]*(?![a-z][.)])[^\s\d#|`~*+=_.:(\u2022\u2500-\u259f-]"
 # The two characters before an abbreviation's period, lowercase: a sentence end after any other
 # two needs no further test in ``add_prose``.
 _ABBREVIATION_TAILS = frozenset(a[-3:-1] for a in ABBREVIATIONS)
+_TAIL_CODES = np.array(sorted(ord(a) << 8 | ord(b) for a, b in _ABBREVIATION_TAILS))
 
 MAX_TITLE_WORDS = 10
 MAX_INLINE_TITLE_WORDS = 6
@@ -245,6 +249,32 @@ def fast_constructor(cls: type) -> Callable[..., object]:
 
 _new_heading = fast_constructor(Heading)
 _new_provision = fast_constructor(Provision)
+_new_reference = fast_constructor(Reference)
+
+
+def _heading(start: int, end: int, level: int, title: str) -> Heading:
+    """The heading of the line ``text[start:end]`` with this level and title: a leading number
+    (``1.3``) becomes its number."""
+    number_match = _LEADING_NUMBER.match(title)
+    if number_match:
+        return _new_heading(
+            start, end, level, number_match.group(1), title[number_match.end() :].strip()
+        )
+    return _new_heading(start, end, level, None, title.strip())
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    """The level and title of an ATX heading line that starts with ``#`` (as :data:`_ATX`
+    reads them), or None when it is none."""
+    level = len(line) - len(line.lstrip("#"))
+    if level > 6 or line[level : level + 1] not in (" ", "\t") or line[-1] in " \t#":
+        # Past six marks, or with no blank after them, no heading; one ending in blanks or
+        # marks: the pattern finds where its title ends.
+        m = _ATX.match(line)
+        return (len(m.group(1)), m.group(2)) if m else None
+    # The pattern's title starts after the blanks after the marks and, with nothing to trim at
+    # the line's end, runs to it.
+    return level, line[level:].lstrip(" \t")
 
 
 Columns = tuple[Sequence[int], Sequence[int], Sequence[str], Sequence[int]]
@@ -297,23 +327,54 @@ class Breaks(NamedTuple):
     maybe: list[int]
 
 
+def _period_breaks(text: str, start: int, end: int) -> tuple[list[int], list[int], list[int]]:
+    """The ``dots``, ``stops`` and ``afters`` of the breaks that start with a period, as a search
+    of ``text[start:end]`` finds them: from the lengths of the pieces ``re.split`` cuts (the
+    text before a break, its punctuation, the whitespace after it, the text before the next...),
+    which it cuts at C speed where a search makes a match object for each."""
+    piece = text if start == 0 and end == len(text) else text[start:end]
+    parts = _PERIOD_PARTS.split(piece)
+    at = list(accumulate(map(len, parts), initial=start))  # where each piece starts
+    n = len(parts) // 3
+    return at[1::3][:n], at[2::3], at[3::3]
+
+
 def _sentence_breaks(text: str, start: int, end: int) -> Breaks:
     """The :class:`Breaks` a search of ``text[start:end]`` finds."""
-    found = [(m.start(), m.end(1), m.end()) for p in _BREAKS for m in p.finditer(text, start, end)]
-    found.sort()
-    if not found:
-        return Breaks([], [], [], [])
-    dots, stops, afters = map(list, zip(*found, strict=True))
-    if len(set(stops)) < len(stops):
-        # A run of mixed marks ("?!") is found from each of its marks, every time with the same
-        # end; the search from left to right finds it from its first.
-        first = {}
-        for dot, stop, after in reversed(found):
-            first[stop] = (dot, after)
-        found = sorted((dot, stop, after) for stop, (dot, after) in first.items())
+    dots, stops, afters = _period_breaks(text, start, end)
+    others = [
+        (m.start(), m.end(1), m.end()) for p in _BREAKS[1:] for m in p.finditer(text, start, end)
+    ]
+    if others:
+        found = sorted([*zip(dots, stops, afters, strict=True), *others])
         dots, stops, afters = map(list, zip(*found, strict=True))
-    maybe = [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in _ABBREVIATION_TAILS]
-    return Breaks(dots, stops, afters, maybe)
+        if len(set(stops)) < len(stops):
+            # A run of mixed marks ("?!") is found from each of its marks, every time with the
+            # same end; the search from left to right finds it from its first.
+            first = {}
+            for dot, stop, after in reversed(found):
+                first[stop] = (dot, after)
+            found = sorted((dot, stop, after) for stop, (dot, after) in first.items())
+            dots, stops, afters = map(list, zip(*found, strict=True))
+    return Breaks(dots, stops, afters, _maybe_abbreviations(text, dots))
+
+
+def _maybe_abbreviations(text: str, dots: list[int]) -> list[int]:
+    """The breaks whose two characters before the punctuation, lowercased, may end an
+    abbreviation. In a Latin-1 text with many breaks, looked up in its bytes with the ASCII
+    letters lowered, all at once (no other character there lowers to an ASCII one)."""
+    data = None
+    if len(dots) >= 256:
+        with suppress(UnicodeEncodeError):
+            data = text.encode("latin-1").lower()
+    if data is None or len(data) < 2:
+        return [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in _ABBREVIATION_TAILS]
+    codes = np.frombuffer(data, dtype=np.uint8)
+    at = np.array(dots, dtype=np.int64)
+    past_two = at >= 2  # before the third character the slice holds fewer than two
+    at[~past_two] = 2
+    pairs = codes[at - 2].astype(np.int64) << 8 | codes[at - 1]
+    return np.flatnonzero(past_two & np.isin(pairs, _TAIL_CODES)).tolist()
 
 
 def _is_short_title(rest: str) -> bool:
@@ -460,11 +521,7 @@ class UnitBuilder:
         self.add(start, end, kind)
 
     def add_heading(self, start: int, end: int, level: int, title: str) -> None:
-        number_match = _LEADING_NUMBER.match(title)
-        number = number_match.group(1) if number_match else None
-        if number_match:
-            title = title[number_match.end() :].strip()
-        self.headings[len(self.units)] = _new_heading(start, end, level, number, title.strip())
+        self.headings[len(self.units)] = _heading(start, end, level, title)
         self.add_block(start, end, "heading")
 
     def sentence_breaks(self, start: int, end: int) -> tuple[Breaks, int, int]:
@@ -644,6 +701,37 @@ class _Markdown(UnitBuilder):
         for i in (first, stop - 1) if stop - first > 1 else (first,):
             para.append((starts[i], starts[i] + len(lines[i])))
 
+    def simple_stretch(
+        self,
+        lines: list[str],
+        starts: list[int],
+        simple: list[int],
+        heads: dict[int, tuple[int, str]],
+    ) -> None:
+        """Read lines ``simple[0]..simple[-1]`` outside a code fence and with no paragraph open,
+        where ``simple`` are the only blank and ``#`` heading lines (``heads``: level and title)
+        and the others plain: each run of plain lines between two is a paragraph (the next blank
+        or heading line ends it). As :meth:`add_prose` and :meth:`add_heading` would, inline."""
+        units, prose, headings, clock = self.units, self.prose, self.headings, self.heading_clock
+        block = self.block
+        prev = simple[0] - 1
+        for i in simple:
+            if i > prev + 1:  # a run of plain lines since the last
+                block += 1
+                end = starts[i - 1] + len(lines[i - 1])
+                prose.append((starts[prev + 1], end, 0, block, len(units)))
+            head = heads.get(i)
+            if head is not None:
+                line = lines[i]
+                s = starts[i]
+                k = len(units)
+                clock[k] = len(prose)
+                headings[k] = _heading(s, s + len(line), *head)
+                block += 1
+                units.append((s, s + len(line.rstrip()), "heading", block))  # starts with "#"
+            prev = i
+        self.block = block
+
     def run(self) -> None:
         text = self.text
         lines, starts = _lines(text)
@@ -667,29 +755,35 @@ class _Markdown(UnitBuilder):
 
         # Only lines a rule may read specially go through the rules one by one; a run of plain
         # lines between them closes any table and joins the paragraph (or the open code fence).
+        # Blank lines and ``#`` heading lines (the most common) are read a stretch at a time.
         special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
+        heads = {i: h for i in special if lines[i][:1] == "#" and (h := _atx(lines[i]))}
+        simple = [i for i in special if i in heads or not lines[i].strip()]
+        others = [i for i in special if i not in heads and lines[i].strip()] if simple else special
         done = 0  # lines before this one are read
-        for i in special:
+        at = 0  # the next simple line, in ``simple``
+        for i in [*others, len(lines)]:
+            if at < len(simple) and simple[at] < i:
+                stop = bisect_left(simple, i, at)
+                if fence is None:
+                    # The plain lines before the first join the paragraph, which it ends.
+                    if simple[at] > done:
+                        self.join_lines(para, lines, starts, done, simple[at])
+                    flush()
+                    self.simple_stretch(lines, starts, simple[at:stop], heads)
+                done = simple[stop - 1] + 1
+                at = stop
+                self.table_open = False
+            if i == len(lines):
+                break
             if i > done:
                 self.table_open = False  # closed by a plain line
                 if fence is None:
                     self.join_lines(para, lines, starts, done, i)
             done = i + 1
             line = lines[i]
-            if not line.strip():  # a blank line: no table row, never closes a fence
-                self.table_open = False
-                if fence is None and para:
-                    flush()
-                continue
             s = starts[i]
             e = s + len(line)
-            if line[0] == "#" and fence is None and (m := _ATX.match(line)):
-                # A heading line as the rules below read it: no table row, rule or fence.
-                self.table_open = False
-                if para:
-                    flush()
-                self.add_heading(s, e, len(m.group(1)), m.group(2))
-                continue
             if not _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
                 self.close_table()
             if fence is not None:
@@ -886,13 +980,30 @@ def _structure(
 # text (in "section", ``(?i:i)`` also matches the dotless ı); each needle with how far before it
 # the reference starts.
 _REFERENCE_NEEDLES = (("\u00a7", 0), ("ection", 1), ("ect\u0131on", 1))
+# The same in a Latin-1 text's bytes (the dotless ı is none of its characters).
+_REFERENCE_BYTE_NEEDLES = ((b"\xa7", 0), (b"ection", 1))
 
 
-def _reference_candidates(low: str) -> tuple[list[int], list[int]]:
-    """Where a match of :data:`_REFERENCE` can start in the text ``low`` is the lowercase of,
-    in order, and where the text must reach for each (its needle's end)."""
+def _lowered(text: str) -> str | bytes | None:
+    """Where :func:`_reference_candidates` looks for the needles: ``text`` lowercased, or, for
+    a Latin-1 text, its bytes with the ASCII letters lowered (no other character lowers to a
+    needle's, and ``str.lower`` is several times slower there than on ASCII); None when a
+    letter lowers to two (only ``İ`` does), so that positions differ."""
+    if text.isascii():
+        return text.lower()
+    if "\u0130" in text:
+        return None
+    try:
+        return text.encode("latin-1").lower()
+    except UnicodeEncodeError:
+        return text.lower()
+
+
+def _reference_candidates(low: str | bytes) -> tuple[list[int], list[int]]:
+    """Where a match of :data:`_REFERENCE` can start in the text ``low`` is :func:`_lowered`
+    from, in order, and where the text must reach for each (its needle's end)."""
     found = []
-    for needle, back in _REFERENCE_NEEDLES:
+    for needle, back in _REFERENCE_NEEDLES if isinstance(low, str) else _REFERENCE_BYTE_NEEDLES:
         at = low.find(needle)
         while at >= 0:
             found.append((at - back, at + len(needle)))
@@ -903,14 +1014,15 @@ def _reference_candidates(low: str) -> tuple[list[int], list[int]]:
 
 def _reference_matches(
     text: str,
-    low: str | None,
+    low: str | bytes | None,
     start: int,
     end: int,
     candidates: tuple[list[int], list[int]] | None = None,
 ) -> Iterator[re.Match]:
     """The matches of :data:`_REFERENCE` in ``text[start:end]``, left to right. ``low`` is
-    ``text.lower()`` when as long as ``text``: a match then starts only at one of its
-    :func:`_reference_candidates` (given, or found here), so the pattern is tried there alone."""
+    :func:`_lowered` of ``text`` (or ``text.lower()`` when as long): unless None, a match starts
+    only at one of its :func:`_reference_candidates` (given, or found here), so the pattern is
+    tried there alone."""
     if low is None:
         yield from _REFERENCE.finditer(text, start, end)
         return
@@ -932,21 +1044,25 @@ def _references(
         if p.id is not None:
             by_id.setdefault(p.id, p.index)
     refs: list[Reference] = []
-    low = text.lower()
-    low = low if len(low) == len(text) else None  # a letter lowered to two (İ): no positions
-    candidates = _reference_candidates(low) if low is not None else None
-    for p in provisions:
-        if p.first >= p.stop:
-            continue
-        start, end = units[p.first].start, units[p.stop - 1].end
-        if candidates is not None and bisect_left(candidates[0], start) == bisect_left(
-            candidates[0], end
-        ):
-            continue
+    low = _lowered(text)
+    # Each provision's body: its index and character range, in document order.
+    bodies = [
+        (p.index, units[p.first].start, units[p.stop - 1].end)
+        for p in provisions
+        if p.first < p.stop
+    ]
+    candidates = None
+    if low is not None:
+        candidates = _reference_candidates(low)
+        # Only the bodies a candidate may lie in (the last starting at or before it) are read.
+        body_starts = [start for _, start, _ in bodies]
+        holding = {bisect_right(body_starts, c) - 1 for c in candidates[0]}
+        bodies = [bodies[k] for k in sorted(holding) if k >= 0]
+    for index, start, end in bodies:
         for m in _reference_matches(text, low, start, end, candidates):
             numbers = [m.group(1), *_REFERENCE_TAIL.findall(m.group(2) or "")]
             for number in numbers:
                 target = by_id.get(number)
-                if target is not None and target != p.index:
-                    refs.append(Reference(m.start(), m.end(), p.index, target))
+                if target is not None and target != index:
+                    refs.append(_new_reference(m.start(), m.end(), index, target))
     return tuple(sorted(refs, key=lambda r: r.start))

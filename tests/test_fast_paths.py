@@ -10,19 +10,31 @@ from dataclasses import astuple
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from line_reader import LineByLine
 from samples import markdown_documents
 
-from lab.chunkers import Training, chunk_document, touched_provisions
+from lab.chunkers import (
+    Training,
+    _cited,
+    _touched,
+    chunk_document,
+    cited_provisions,
+    touched_provisions,
+    word_counts,
+)
 from lab.chunkers.qes_greedy import INDEX_BUDGET, Coverage, greedy_lazy
 from lab.chunkers.recursive import split_units
+from lab.generate import generate_corpus
 from lab.parse import (
     _REFERENCE,
     Breaks,
     UnitBuilder,
     _lines,
-    _Markdown,
+    _lowered,
+    _maybe_abbreviations,
+    _reference_candidates,
     _reference_matches,
     _sentence_breaks,
     parse_document,
@@ -56,9 +68,10 @@ def plain_breaks(text: str, start: int, end: int) -> Breaks:
     return Breaks(dots, [m.end(1) for m in found], [m.end() for m in found], maybe)
 
 
-class ParagraphByParagraph(_Markdown):
+class ParagraphByParagraph(LineByLine):
     """The markdown reader splitting each paragraph into sentences as it reads it (not all
-    together at the end), searching each alone for its sentence breaks."""
+    together at the end), searching each alone for its sentence breaks, and reading every
+    special line on its own."""
 
     add_prose = UnitBuilder.add_prose
     add_heading = UnitBuilder.add_heading
@@ -222,6 +235,65 @@ def test_references_tried_at_their_starts_are_those_a_full_search_finds(text, da
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     assert_references_found_as_by_a_full_search(text, start, end)
+
+
+latin_reference_text = texts_of(
+    ["Section", "SECTION", "S\u00c9CTION", "s\u00e9ction", "\u00a7", "\u00a7\u00a7", " 1.2", " 3"]
+    + [" and", ", 4", "ection", "ECTION", "\u00c9", "\u00df", "\u00ff", "\u00b5", "\u0131", "\n"]
+)
+
+
+@given(latin_reference_text)
+def test_reference_candidates_from_lowered_bytes_are_those_of_the_lowercased_text(text):
+    # A Latin-1 text is searched in its bytes with the ASCII letters lowered; any other text
+    # (here one with a dotless ı) in its lowercase.
+    assert _reference_candidates(_lowered(text)) == _reference_candidates(text.lower())
+
+
+def test_reference_candidates_hand_checked():
+    text = "\u00e9 SECTION 2, \u00a7 3 and s\u00c9ction 4"
+    assert isinstance(_lowered(text), bytes)
+    assert _reference_candidates(_lowered(text)) == ([2, 13], [9, 14])  # not s\u00c9ction
+    assert _lowered("\u0130 Section 1") is None  # İ lowers to two characters
+
+
+def plain_references(doc):
+    """Every match of the pattern in each provision's body, searched in full."""
+    by_id = {}
+    for p in doc.provisions:
+        if p.id is not None:
+            by_id.setdefault(p.id, p.index)
+    found = []
+    for p in doc.provisions:
+        if p.first < p.stop:
+            start, end = doc.units[p.first].start, doc.units[p.stop - 1].end
+            for m in _REFERENCE.finditer(doc.text, start, end):
+                for number in [m.group(1), *re.findall(r"\d+(?:\.\d+)*", m.group(2) or "")]:
+                    target = by_id.get(number)
+                    if target is not None and target != p.index:
+                        found.append((m.start(), m.end(), p.index, target))
+    return sorted(found, key=lambda r: r[0])
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_resolved_references_of_real_texts_are_those_of_a_full_search(path):
+    doc = parse_document(real_text(path))
+    assert [astuple(r) for r in doc.references] == plain_references(doc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "### 1.1 A\n\nSee Section 1.2 and \u00a7 1.1.\n\n### 1.2 B\n\nPer S\u00c9CTION 1.1, "
+        "section 1.1 \u00e9.",
+        "### 1.1 A\n\nSee SECTION 1.2 (\u0131).\n\n### 1.2 B\n\nPer sect\u0131on 1.1.",
+        "### 1.1 A\n\nSee Section 1.2 (\u0130).\n\n### 1.2 B\n\nPer section 1.1.",
+    ],
+)
+def test_resolved_references_of_latin_and_other_texts_are_those_of_a_full_search(text):
+    doc = parse_document(text)
+    assert doc.references
+    assert [astuple(r) for r in doc.references] == plain_references(doc)
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
@@ -398,3 +470,97 @@ def test_tokens_of_whole_units_are_the_units_tokens_in_turn(text, data):
     assert tokens == [t for u in range(first, last + 1) for t in doc.unit_tokens[u]]
     tokens.append("x")  # a list of its own
     assert doc.tokens(doc.units[first].start, doc.units[last].end) == tokens[:-1]
+
+
+# Every Latin-1 character str.split splits at, others beside them, and one beyond Latin-1.
+word_text = texts_of([*"ab \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\xe9\xff", "word", "\u2003"])
+
+
+@given(word_text, st.data())
+def test_word_counts_of_many_spans_are_each_spans_split(text, data):
+    # At least 64 spans covering at least half the text take the one-pass count (unless the
+    # text is not Latin-1, as with an em space).
+    spans = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, len(text)), st.integers(0, len(text))).map(sorted),
+            min_size=64,
+            max_size=80,
+        )
+    )
+    spans += [(0, len(text))] * 64
+    assert word_counts(text, spans) == [len(text[a:b].split()) for a, b in spans]
+
+
+def test_word_counts_hand_checked():
+    text = "One two\xa0three\x1cfour  \xe9five" + " x" * 40
+    spans = [(0, 3), (1, 5), (3, 4), (4, 4), (5, 25), (24, 25), (0, len(text))] * 10
+    # "One", "ne t", " ", "", "wo\xa0three\x1cfour  \xe9five", "e", the whole text
+    expected = [1, 2, 0, 0, 4, 1, 45] * 10
+    assert word_counts(text, spans) == expected
+
+
+@settings(max_examples=60)
+@given(
+    markdown_documents(),
+    st.sampled_from(["fixed", "sentence", "recursive", "structure", "qes-dp"]),
+    st.sampled_from([45, 160, 450]),
+    st.sampled_from(["delivered", "off"]),
+    st.integers(0, 3),
+)
+def test_chunks_built_column_by_column_are_those_built_one_by_one(text, chunker, size, refs, first):
+    # Without a heading path or delivered reference text, a chunk is its body verbatim; with
+    # them (structure), each is built one by one: both as the single-span helpers give them.
+    doc = parse_document(text)
+    chunks, plan = chunk_document(doc, 2, chunker, size, 0, Training(), refs=refs, first_id=first)
+    assert [c.source[0] for c in chunks] == list(plan.bodies)
+    for k, c in enumerate(chunks):
+        start, end = c.source[0]
+        assert c.id == f"{chunker}-{first + k}"
+        assert c.doc == 2
+        assert c.provisions == touched_provisions(doc, start, end)
+        assert c.cites == cited_provisions(doc, start, end)
+        assert c.words == len(c.text.split())
+        assert (c.search, c.search_source, c.layout) == (None, None, None)
+        if not c.prefix and len(c.source) == 1:
+            assert c.text == doc.text[start:end]
+            assert c.prefix_provisions == ()
+
+
+abbreviation_text = texts_of(
+    ["e.g.", "E.G.", "Dr.", "DR!", "no?", "No.", "\u00c9.", "\u00e9g.", "St.", "ST.", "x.", "."]
+    + ["ra.", "RA?", "\u0131g.", " ", "\n", "a", "\u00ff", "\u00d7"]
+)
+
+
+@given(abbreviation_text, st.data())
+def test_abbreviation_tails_of_many_breaks_are_those_of_the_lowercased_pairs(text, data):
+    # Many breaks (256 or more) in a Latin-1 text are looked up in its bytes all at once.
+    marks = [k for k, c in enumerate(text) if c in ".!?"] + [0, 1][: len(text)]
+    assume(marks)
+    dots = data.draw(st.lists(st.sampled_from(marks), min_size=256, max_size=300))
+    expected = [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in ABBREVIATION_TAILS]
+    assert _maybe_abbreviations(text, dots) == expected
+
+
+def test_abbreviation_tails_hand_checked():
+    text = "E.G. Dr! \u00c9g. ok."
+    dots = [3, 7, 12, 16, 0, 1] * 50
+    assert _maybe_abbreviations(text, dots) == [k for k in range(300) if k % 6 in (0, 1)]
+
+
+# Generated corpora cite their sections ("see Section 1.5"); hypothesis' documents seldom do.
+CITING = [generate_corpus(size, 3)[0] for size in (2_000, 6_000)]
+
+
+@given(st.one_of(markdown_documents(), st.sampled_from(CITING)), st.data())
+def test_touched_and_cited_of_many_spans_are_each_spans(text, data):
+    # 64 spans or more are bisected all at once; their ends fall anywhere, and on the edges
+    # of units and references.
+    doc = parse_document(text)
+    edges = [0, len(text), *doc.unit_starts, *doc.unit_ends, *doc.reference_starts]
+    bound = st.one_of(st.integers(0, len(text)), st.sampled_from(edges))
+    spans = data.draw(st.lists(st.tuples(bound, bound).map(sorted).map(tuple), min_size=64))
+    assert _touched(doc, spans) == [plain_touched(doc, a, b) for a, b in spans]
+    assert _cited(doc, spans) == [
+        tuple(dict.fromkeys(r.target for r in doc.references if a <= r.start < b)) for a, b in spans
+    ]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import chain, repeat
+
+import numpy as np
 
 from ..gc_pause import gc_paused
 from ..parse import Document, fast_constructor
@@ -49,6 +52,33 @@ __all__ = [
 
 _new_chunk = fast_constructor(Chunk)  # a document's chunks: thousands
 
+# 1 for the Latin-1 characters ``str.split`` splits at, 0 for the others, by code.
+_LATIN_SPACE = bytes(chr(c).isspace() for c in range(256))
+
+
+def word_counts(text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+    """``len(text[start:end].split())`` of each span. When the spans cover most of a Latin-1
+    text, its word starts are found in one numpy pass (splitting a megabyte into words takes
+    several times longer)."""
+    covered = sum(end - start for start, end in spans)
+    if len(spans) < 64 or covered < len(text) // 2 or not text:
+        return [len(text[a:b].split()) for a, b in spans]
+    try:
+        data = text.encode("latin-1")
+    except UnicodeEncodeError:
+        return [len(text[a:b].split()) for a, b in spans]
+    solid = np.frombuffer(data.translate(_LATIN_SPACE), dtype=np.uint8) == 0
+    first = solid.copy()  # where a word starts
+    first[1:] &= ~solid[:-1]
+    word_starts = np.flatnonzero(first)
+    bounds = np.fromiter(chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
+    starts, ends = bounds[0::2], bounds[1::2]
+    # The words starting inside a span, and one more when it starts inside a word.
+    at = np.minimum(starts, len(text) - 1)
+    inside = solid[at] & ~first[at] & (starts < ends)
+    counts = word_starts.searchsorted(ends) - word_starts.searchsorted(starts) + inside
+    return counts.tolist()
+
 
 def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
     """Provisions owning a unit that overlaps ``[start, end)``, in document order."""
@@ -56,14 +86,27 @@ def touched_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
 
 
 def _touched(doc: Document, spans: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
-    """:func:`touched_provisions` of each span."""
+    """:func:`touched_provisions` of each span (the units' ranges bisected for all at once when
+    there are many)."""
     starts, ends, owners = doc.unit_starts, doc.unit_ends, doc.unit_provisions
+    if len(spans) < 64 or not starts:
+        firsts, stops = [], []
+        for start, end in spans:
+            first = max(bisect_right(starts, start) - 1, 0)  # the unit at ``start`` (``unit_at``)
+            stop = bisect_left(starts, end)
+            if first < stop and ends[first] <= start:  # units after it start after ``start``
+                first += 1
+            firsts.append(first)
+            stops.append(stop)
+    else:
+        bounds = np.fromiter(chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
+        unit_starts = np.array(starts, dtype=np.int64)
+        first = np.maximum(unit_starts.searchsorted(bounds[0::2], "right") - 1, 0)
+        stop = unit_starts.searchsorted(bounds[1::2], "left")
+        first += (first < stop) & (np.array(ends, dtype=np.int64)[first] <= bounds[0::2])
+        firsts, stops = first.tolist(), stop.tolist()
     found = []
-    for start, end in spans:
-        first = max(bisect_right(starts, start) - 1, 0)  # the unit at ``start`` (``unit_at``)
-        stop = bisect_left(starts, end)
-        if first < stop and ends[first] <= start:  # units after it start after ``start``
-            first += 1
+    for first, stop in zip(firsts, stops, strict=True):
         touched = dict.fromkeys(owners[first:stop])
         touched.pop(-1, None)
         found.append(tuple(touched))
@@ -76,19 +119,21 @@ def cited_provisions(doc: Document, start: int, end: int) -> tuple[int, ...]:
 
 
 def _cited(doc: Document, spans: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
-    """:func:`cited_provisions` of each span."""
+    """:func:`cited_provisions` of each span (the references bisected for all at once when
+    there are many spans)."""
     refs = doc.references
     if not refs:
         return [()] * len(spans)
     at = doc.reference_starts
-    found = []
-    for start, end in spans:
-        first = bisect_left(at, start)
-        stop = bisect_left(at, end)
-        found.append(
-            tuple(dict.fromkeys(r.target for r in refs[first:stop])) if first < stop else ()
-        )
-    return found
+    if len(spans) < 64:
+        ranges = [(bisect_left(at, start), bisect_left(at, end)) for start, end in spans]
+    else:
+        bounds = np.fromiter(chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
+        ranges = np.array(at, dtype=np.int64).searchsorted(bounds).reshape(-1, 2).tolist()
+    targets = [r.target for r in refs]
+    return [
+        tuple(dict.fromkeys(targets[first:stop])) if first < stop else () for first, stop in ranges
+    ]
 
 
 def reference_excerpt(
@@ -141,6 +186,17 @@ def chunk_document(
     delivered_spans = plan.parents if plan.parents else plan.bodies
     all_touched = _touched(doc, delivered_spans)
     all_cites = _cited(doc, delivered_spans)
+    verbatim = word_counts(text, delivered_spans)  # the words of each body as it stands
+    if (
+        not plan.rendered
+        and not plan.parents
+        and not (plan.path_prefix or headers)
+        and not (plan.resolve_refs and any(all_cites))
+    ):
+        # Every chunk is its body verbatim, with nothing before or after it.
+        return _verbatim_chunks(
+            text, chunker, doc_index, first_id, plan.bodies, all_touched, all_cites, verbatim
+        ), plan
     chunks = []
     for k, piece in enumerate(plan.bodies):
         if plan.rendered and k in plan.rendered:
@@ -185,13 +241,46 @@ def chunk_document(
                 touched,  # provisions
                 named,  # prefix_provisions
                 cites,
-                len(body.split()),  # words
+                verbatim[k] if len(body) == end - start else len(body.split()),  # words
                 search,
                 piece if plan.parents else None,  # search_source
                 None,  # layout
             )
         )
     return chunks, plan
+
+
+def _verbatim_chunks(
+    text: str,
+    chunker: str,
+    doc_index: int,
+    first_id: int,
+    bodies: Sequence[tuple[int, int]],
+    touched: list[tuple[int, ...]],
+    cites: list[tuple[int, ...]],
+    words: list[int],
+) -> list[Chunk]:
+    """The chunks of ``bodies`` as :func:`chunk_document` builds them one by one when each is
+    its body's text alone (no heading path, no reference text, no parent), built column by
+    column."""
+    n = len(bodies)
+    return list(
+        map(
+            _new_chunk,
+            [f"{chunker}-{k}" for k in range(first_id, first_id + n)],  # id
+            repeat(doc_index, n),
+            [text[start:end] for start, end in bodies],  # text
+            [((start, end),) for start, end in bodies],  # source
+            repeat("", n),  # prefix
+            touched,  # provisions
+            repeat((), n),  # prefix_provisions
+            cites,
+            words,
+            repeat(None, n),  # search
+            repeat(None, n),  # search_source
+            repeat(None, n),  # layout
+        )
+    )
 
 
 def _rendered_chunk(

@@ -78,9 +78,11 @@ class BM25:
             return [np.zeros(0, dtype=np.int64) for _ in range(len(queries))]
         # A floor for each query's k-th best score: a term with k or more documents gives each
         # of them at least its count times its k-th largest weight (the other terms add to it).
+        # (Each query's terms are neighbours: one maximum per query with terms.)
         floors = np.zeros(len(queries))
-        rows = np.repeat(np.arange(len(queries)), np.diff(indptr))
-        np.maximum.at(floors, rows, counts * self._kth_weight(k, terms))
+        some = np.flatnonzero(indptr[1:] > indptr[:-1])
+        bounds = counts * self._kth_weight(k, terms)
+        floors[some] = np.maximum.reduceat(bounds, indptr[some])
         # Each block's candidates (a few more than k per query), then one ordering of them all.
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for start in range(0, len(queries), block):
@@ -98,14 +100,18 @@ class BM25:
         with their counts (as floats), as ``scipy.sparse`` would build them."""
         flat = list(chain.from_iterable(queries))
         terms = np.fromiter(map(self.vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
-        rows = np.repeat(np.arange(len(queries)), [len(tokens) for tokens in queries])
-        known = terms >= 0
+        # One key per token, query * n_terms + term, sorted: each query's terms in id order.
         n_terms = max(len(self.vocab), 1)
-        keys, counts = np.unique(rows[known] * n_terms + terms[known], return_counts=True)
-        rows = keys // n_terms
-        indptr = np.searchsorted(rows, np.arange(len(queries) + 1))
+        starts = np.arange(0, (len(queries) + 1) * n_terms, n_terms)
+        keys = np.repeat(starts[:-1], list(map(len, queries))) + terms
+        keys = np.sort(keys[terms >= 0])
+        if len(keys) > 1 and (keys[1:] == keys[:-1]).any():  # a term repeated in a query
+            keys, counts = np.unique(keys, return_counts=True)
+        else:
+            counts = np.ones(len(keys), dtype=np.int64)
         index = self._by_term.indices.dtype
-        return indptr.astype(index), (keys - rows * n_terms).astype(index), counts.astype(float)
+        indptr = np.searchsorted(keys, starts).astype(index)
+        return indptr, (keys % n_terms).astype(index), counts.astype(float)
 
     def _product(
         self, indptr: np.ndarray, terms: np.ndarray, counts: np.ndarray

@@ -187,6 +187,7 @@ def _packed_order(
     shift = 0
     while (spread >> shift) >= room:
         shift += 1
+    rows = rows.astype(np.int64, copy=False)
     order = np.argsort((rows * ((spread >> shift) + 1) + ((top - bits) >> shift)) * width + cols)
     ranked, by_row = values[order], rows[order]
     if np.any((ranked[1:] > ranked[:-1]) & (by_row[1:] == by_row[:-1])):

@@ -158,10 +158,11 @@ def best_first(
     if q * k > 2 * len(rows):  # most rows short of k entries: a slice of the kept ones each
         ends = np.cumsum(np.minimum(counts, k)).tolist()
         return [cols[kept][a:b] for a, b in pairwise([0, *ends])]
-    # One view per row of a q x k table, cut short for a row with fewer than k entries.
-    table = np.empty((q, k), dtype=np.int64)
-    table[rows[kept], place[kept]] = cols[kept]
-    out = list(table)
+    # One view per row of a q x k table, cut short for a row with fewer than k entries; the
+    # entries past a row's k-th go to one spare cell after the table.
+    table = np.empty(q * k + 1, dtype=np.int64)
+    table[np.where(kept, rows * k + place, q * k)] = cols
+    out = list(table[: q * k].reshape(q, k))
     for row in np.flatnonzero(counts < k).tolist():
         out[row] = out[row][: counts[row]]
     return out

@@ -77,9 +77,11 @@ class BM25:
             return [np.zeros(0, dtype=np.int64) for _ in range(len(queries))]
         # A floor for each query's k-th best score: a term with k or more documents gives each
         # of them at least its count times its k-th largest weight (the other terms add to it).
+        # (Each query's terms are neighbours: one maximum per query with terms.)
         floors = np.zeros(len(queries))
-        rows = np.repeat(np.arange(len(queries)), np.diff(indptr))
-        np.maximum.at(floors, rows, counts * self._kth_weight(k, terms))
+        some = np.flatnonzero(indptr[1:] > indptr[:-1])
+        bounds = counts * self._kth_weight(k, terms)
+        floors[some] = np.maximum.reduceat(bounds, indptr[some])
         # Each block's candidates (a few more than k per query), then one ordering of them all.
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for start in range(0, len(queries), block):
@@ -97,14 +99,14 @@ class BM25:
         with their counts (as floats), as ``scipy.sparse`` would build them."""
         flat = list(chain.from_iterable(queries))
         terms = np.fromiter(map(self.vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
-        rows = np.repeat(np.arange(len(queries)), [len(tokens) for tokens in queries])
-        known = terms >= 0
+        # One key per token, query * n_terms + term, sorted: each query's terms in id order.
         n_terms = max(len(self.vocab), 1)
-        keys, counts = _distinct_counts(rows[known] * n_terms + terms[known])
-        rows = keys // n_terms
-        indptr = np.searchsorted(rows, np.arange(len(queries) + 1))
+        starts = np.arange(0, (len(queries) + 1) * n_terms, n_terms)
+        keys = np.repeat(starts[:-1], list(map(len, queries))) + terms
+        keys, counts = _distinct_counts(keys[terms >= 0], few_repeats=True)
         index = self._by_term.indices.dtype
-        return indptr.astype(index), (keys - rows * n_terms).astype(index), counts.astype(float)
+        indptr = np.searchsorted(keys, starts).astype(index)
+        return indptr, (keys % n_terms).astype(index), counts.astype(float)
 
     def _product(
         self, indptr: np.ndarray, terms: np.ndarray, counts: np.ndarray
@@ -148,12 +150,18 @@ class BM25:
         return np.where(self._postings[terms] >= k, weights[at], 0.0)
 
 
-def _distinct_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _distinct_counts(keys: np.ndarray, few_repeats: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(keys, return_counts=True)`` of non-negative integer keys; counted in place
-    (no sort) when they span little more than their number."""
+    (no sort) when they span little more than their number. With ``few_repeats`` (a query
+    seldom repeats a term) a wide span is sorted once and counted only if some key repeats."""
     span = int(keys.max()) + 1 if len(keys) else 0
     if span > 4 * len(keys) + 4096:
-        return np.unique(keys, return_counts=True)
+        if not few_repeats:
+            return np.unique(keys, return_counts=True)
+        keys = np.sort(keys)
+        if (keys[1:] == keys[:-1]).any():
+            return np.unique(keys, return_counts=True)
+        return keys, np.ones(len(keys), dtype=np.int64)
     counts = np.bincount(keys, minlength=span)
     distinct = np.flatnonzero(counts)
     return distinct, counts[distinct]

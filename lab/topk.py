@@ -97,7 +97,7 @@ def csr_candidates(
             inside = place < width
             first = np.zeros((q, width))
             first[rows[inside], place[inside]] = values[inside]
-            floor = np.fmax(floor, np.partition(first, width - k, axis=1)[:, width - k])
+            floor = np.fmax(floor, np.sort(first, axis=1)[:, width - k])
             kept = values >= floor[rows]
             at, rows, values = at[kept], rows[kept], values[kept]
     return rows, indices[at], values
@@ -117,23 +117,29 @@ def _run_floor(indptr: np.ndarray, data: np.ndarray, k: int) -> np.ndarray:
     runs = len(data) // run
     if runs < k:
         return floor
-    maxima = data[: runs * run]
-    while len(maxima) > runs:
-        maxima = np.maximum(maxima[0::2], maxima[1::2])
     first = -(-indptr[:-1] // run)  # the first run starting in the row
     inside = indptr[1:] // run - first  # how many runs lie wholly inside the row
     width = min(width, int(inside.max()))
     if width < k:
         return floor
+    # The runs' maxima, and a 0 after them that the places past a row's runs take.
+    maxima = np.empty(runs + 1)
+    maxima[runs] = 0.0
+    if run == 1:
+        maxima[:runs] = data[:runs]
+    else:
+        halves = data[: runs * run]
+        while len(halves) > 2 * runs:
+            halves = np.maximum(halves[0::2], halves[1::2])
+        np.maximum(halves[0::2], halves[1::2], out=maxima[:runs])
     place = np.arange(width)
-    taken = maxima[np.minimum(first[:, None] + place, runs - 1)]
-    maxima = np.where(place < inside[:, None], taken, 0.0)
-    return np.fmax(floor, _kth_largest(maxima, k))
+    taken = maxima[np.where(place < inside[:, None], first[:, None] + place, runs)]
+    return np.fmax(floor, np.sort(taken, axis=1)[:, width - k])
 
 
 def _kth_largest(values: np.ndarray, k: int) -> np.ndarray:
-    """Per row, the ``k``-th largest value."""
-    return -np.partition(-values, k - 1, axis=1)[:, k - 1]
+    """Per row, the ``k``-th largest value (a sort of short rows: quicker than partitioning)."""
+    return np.sort(values, axis=1)[:, -k]
 
 
 def best_first(
@@ -141,17 +147,9 @@ def best_first(
 ) -> list[np.ndarray]:
     """Per row of ``q``, the first ``k`` of its entries ordered by value (highest first), then
     column: the entries come as parallel arrays, each (row, column) once."""
-    # One sort of unique integer keys (row, rank of -value, column), so that no stable sort is
-    # needed: equal values share a rank.
-    by_value = np.argsort(-values)
-    ranked = -values[by_value]
-    rank = np.empty(len(values), dtype=np.int64)
-    rank[by_value] = np.cumsum(np.concatenate(([False], ranked[1:] != ranked[:-1])))
-    ranks, width = int(rank.max(initial=0)) + 1, int(cols.max(initial=0)) + 1
-    if q * ranks * width < 2**62:
-        order = np.argsort((rows * ranks + rank) * width + cols)
-    else:
-        order = np.lexsort((cols, rank, rows))
+    order = _packed_order(rows, cols, values, q)
+    if order is None:
+        order = _ranked_order(rows, cols, values, q)
     rows, cols = rows[order], cols[order].astype(np.int64)
     counts = np.bincount(rows, minlength=q)
     first = np.cumsum(counts) - counts
@@ -160,10 +158,53 @@ def best_first(
     if q * k > 2 * len(rows):  # most rows short of k entries: a slice of the kept ones each
         ends = np.cumsum(np.minimum(counts, k)).tolist()
         return [cols[kept][a:b] for a, b in pairwise([0, *ends])]
-    # One view per row of a q x k table, cut short for a row with fewer than k entries.
-    table = np.empty((q, k), dtype=np.int64)
-    table[rows[kept], place[kept]] = cols[kept]
-    out = list(table)
+    # One view per row of a q x k table, cut short for a row with fewer than k entries; the
+    # entries past a row's k-th go to one spare cell after the table.
+    table = np.empty(q * k + 1, dtype=np.int64)
+    table[np.where(kept, rows * k + place, q * k)] = cols
+    out = list(table[: q * k].reshape(q, k))
     for row in np.flatnonzero(counts < k).tolist():
         out[row] = out[row][: counts[row]]
     return out
+
+
+def _packed_order(
+    rows: np.ndarray, cols: np.ndarray, values: np.ndarray, q: int
+) -> np.ndarray | None:
+    """The order of the entries by row, value (highest first), then column, from one sort of
+    integer keys (row, -value, column); None where it cannot be trusted. Positive floats order
+    as their bit patterns, so ``-value`` is the distance of a value's bits below the largest
+    value's; its lowest bits are dropped when the three do not fit one key, and the order is
+    kept only if no row's values rise in it (no two values were merged in the wrong order)."""
+    width = int(cols.max(initial=0)) + 1
+    values = values.astype(np.float64, copy=False)  # float32 widens exactly
+    if not len(values) or not values.min() > 0:
+        return None
+    bits = values.view(np.int64)
+    top = int(bits.max())
+    spread, room = top - int(bits.min()), 2**62 // (q * width)
+    if room < 1:
+        return None
+    shift = 0
+    while (spread >> shift) >= room:
+        shift += 1
+    rows = rows.astype(np.int64, copy=False)
+    order = np.argsort((rows * ((spread >> shift) + 1) + ((top - bits) >> shift)) * width + cols)
+    ranked, by_row = values[order], rows[order]
+    if np.any((ranked[1:] > ranked[:-1]) & (by_row[1:] == by_row[:-1])):
+        return None
+    return order
+
+
+def _ranked_order(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, q: int) -> np.ndarray:
+    """The order of the entries by row, value (highest first), then column: one sort of unique
+    integer keys (row, rank of -value, column), so that no stable sort is needed (equal values
+    share a rank)."""
+    by_value = np.argsort(-values)
+    ranked = -values[by_value]
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[by_value] = np.cumsum(np.concatenate(([False], ranked[1:] != ranked[:-1])))
+    ranks, width = int(rank.max(initial=0)) + 1, int(cols.max(initial=0)) + 1
+    if q * ranks * width < 2**62:
+        return np.argsort((rows * ranks + rank) * width + cols)
+    return np.lexsort((cols, rank, rows))

@@ -238,10 +238,10 @@ def test_bm25_matrices_are_scipys_construction(kernels, docs):
     assert same_csr(bm25._by_term, by_term)
 
 
-@given(st.lists(st.integers(0, 50), max_size=80), st.sampled_from([0, 7, 10**6]))
-def test_distinct_counts_are_uniques(keys, spread):
+@given(st.lists(st.integers(0, 50), max_size=80), st.sampled_from([0, 7, 10**6]), st.booleans())
+def test_distinct_counts_are_uniques(keys, spread, few_repeats):
     keys = np.array([k * spread + k for k in keys], dtype=np.int64)  # dense or far apart
-    got, counts = bm25_module._distinct_counts(keys)
+    got, counts = bm25_module._distinct_counts(keys, few_repeats=few_repeats)
     want, want_counts = np.unique(keys, return_counts=True)
     assert same_array(got, want) and same_array(counts, want_counts)
 

@@ -7,7 +7,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from lab.bm25 import BM25
-from lab.topk import _run_floor, best_first, top, top_csr, top_rows
+from lab.topk import _packed_order, _run_floor, best_first, top, top_csr, top_rows
 
 
 def top_sparse_rows(matrix, k, floor=None):
@@ -205,3 +205,58 @@ def test_run_floor_takes_runs_wholly_inside_a_row():
     assert _run_floor(indptr, data, 2).tolist() == [5.0, 5e-324]
     indices = np.r_[np.arange(60), np.arange(8)]
     assert [t.tolist() for t in top_csr(indptr, indices, data, 2)] == [[12, 13], [2]]
+
+
+def oracle_best_first(rows, cols, values, q: int, k: int) -> list[list[int]]:
+    """Per row, its columns by value (highest first), then column; the first k."""
+    entries = sorted(zip(rows.tolist(), (-values).tolist(), cols.tolist(), strict=True))
+    per_row: list[list[int]] = [[] for _ in range(q)]
+    for row, _, col in entries:
+        per_row[row].append(col)
+    return [cols_of_row[:k] for cols_of_row in per_row]
+
+
+def near_ties(dtype) -> list:
+    """1, the floats just above and below it, 2, and (last three) values far apart."""
+    one = dtype(1.0)
+    return [one, np.nextafter(one, dtype(2)), np.nextafter(one, dtype(0)), dtype(2.0)] + [
+        dtype(1e-30),
+        dtype(1e30),
+        dtype(np.inf),
+    ]
+
+
+@st.composite
+def entries(draw):
+    """Entries (row, column, positive value), each (row, column) once, values drawn from a few
+    that lie one float apart and a few far apart (so that a packed sort key must drop bits),
+    as float64 or (as top_rows may pass) float32."""
+    q, n = draw(st.integers(1, 5)), draw(st.integers(1, 40))
+    cells = draw(st.lists(st.booleans(), min_size=q * n, max_size=q * n))
+    at = np.flatnonzero(cells)
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    pool = near_ties(dtype)[: draw(st.sampled_from([4, 7]))]
+    values = np.array([draw(st.sampled_from(pool)) for _ in at], dtype=dtype)
+    return at // n, at % n, values, q
+
+
+@given(entries(), st.integers(1, 12))
+def test_best_first_matches_a_full_sort_one_float_apart(case, k):
+    rows, cols, values, q = case
+    expected = oracle_best_first(rows, cols, values.astype(float), q, k)
+    assert [t.tolist() for t in best_first(rows, cols, values, q, k)] == expected
+
+
+def test_best_first_is_not_fooled_when_the_packed_key_merges_two_values():
+    # Row 0 holds 1.0 at column 3 and the next float up at column 5: 5 comes first. Row 1 spans
+    # 1e-300 .. 1e300, so the key keeps only the high bits of each value and puts 1.0 and its
+    # neighbour in one slot, ordered by column (3 first); the check sees row 0's values rise
+    # and the ranked sort decides.
+    up = np.nextafter(1.0, 2.0)
+    rows, cols = np.array([0, 0, 1, 1]), np.array([3, 5, 0, 1])
+    values = np.array([1.0, up, 1e-300, 1e300])
+    assert _packed_order(rows, cols, values, 2) is None
+    assert [t.tolist() for t in best_first(rows, cols, values, 2, 2)] == [[5, 3], [1, 0]]
+    # Without the far values the key keeps every bit: its order is taken as it is.
+    order = _packed_order(rows[:2], cols[:2], values[:2], 1)
+    assert order is not None and order.tolist() == [1, 0]

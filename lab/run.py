@@ -32,7 +32,7 @@ from .metrics import (
     score_questions,
     tally,
 )
-from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
+from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank_scored, top_rows
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
     import pandas as pd
@@ -299,6 +299,8 @@ class Retrieval:
     mode: str
     questions: tuple[Question, ...]
     rankings: tuple[Ranking, ...] = field(repr=False)
+    # The rankings' scores as one questions x chunks matrix, when ranking left them in one.
+    matrix: np.ndarray | None = field(default=None, repr=False)
     _results: OrderedDict = field(default_factory=OrderedDict, repr=False, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, init=False)
 
@@ -312,10 +314,10 @@ class Retrieval:
         rerank_top: int = RERANK_TOP,
         filters: bool = True,
     ) -> Retrieval:
-        rankings = rank(
+        rankings, matrix = rank_scored(
             index, questions, mode, reranker=reranker, rerank_top=rerank_top, filters=filters
         )
-        return cls(index, mode, tuple(questions), tuple(rankings))
+        return cls(index, mode, tuple(questions), tuple(rankings), matrix)
 
     def contexts(self, budget: int) -> list[Context]:
         """Every question's context at ``budget``."""
@@ -414,6 +416,7 @@ class Retrieval:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_lock"] = None
+        state["matrix"] = None  # the rankings hold the same scores
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -421,10 +424,14 @@ class Retrieval:
 
     def scores(self) -> np.ndarray:
         """Questions x chunks: the score each ranking gives each chunk, read-only (built when
-        asked, not kept: the rankings hold the same numbers; when they are the rows of one
-        matrix, as ranking leaves them, that matrix is read in place)."""
+        asked, not kept: the rankings hold the same numbers; the matrix ranking left them in, or
+        when they are the rows of one matrix, that matrix, is read in place)."""
         if not self.rankings:
             return np.zeros((0, len(self.index.chunks)))
+        if self.matrix is not None:
+            matrix = self.matrix.view()
+            matrix.flags.writeable = False
+            return matrix
         rows = [r.score for r in self.rankings]
         matrix = stacked_rows(rows) if len(rows[0]) >= IN_PLACE else None
         if matrix is None:

@@ -45,6 +45,7 @@ KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
 RESTMIN_TRIES = 64  # shortest chunks tried first for the assembler's first look
 FULL_SORT = 64  # on an index of at most this many chunks, whole rankings are sorted at once
 IN_PLACE = 1024  # rankings of at least this many chunks are read in place when they can be
+LOOK_ROWS = 128  # rankings whose first looks are found together
 
 Progress = Callable[[int, int], None]
 
@@ -446,8 +447,11 @@ class Retrieval:
         scores, words = self.scores(), self.index.words
         if scores.shape[1] <= FULL_SORT:
             return whole_looks(scores, words)
-        heads = top_rows(scores, FIRST_LOOK)
-        offered = np.count_nonzero(scores > 0, axis=1).tolist()
+        heads, offered = [], []
+        for lo in range(0, len(scores), LOOK_ROWS):  # a block's rows read while in cache
+            block = scores[lo : lo + LOOK_ROWS]
+            heads += top_rows(block, FIRST_LOOK)
+            offered += np.count_nonzero(block > 0, axis=1).tolist()
         whole = [len(h) == m for h, m in zip(heads, offered, strict=True)]
         looks = [Look.of(h, None, words) if w else None for h, w in zip(heads, whole, strict=True)]
         rest = [j for j, w in enumerate(whole) if not w]

@@ -151,14 +151,10 @@ class Context:
         return {self.ranked[p]: self._reason(p) for p in range(self.cut) if p not in taken}
 
     def _reason(self, position: int) -> str:
-        """Why the chunk at ``position`` (before the cut, not picked) was passed over: its
-        delivery key delivered already, too long for the words left, or too little new."""
-        before = [p for p in self.positions if p < position]
-        keys, ranked = self.keys, self.ranked
-        if keys is not None and keys[ranked[position]] in {keys[ranked[p]] for p in before}:
-            return MERGED
-        used = sum(self.sizes[p] for p in before)
-        return OVER_BUDGET if used + self.sizes[position] > self.budget else NEAR_DUPLICATE
+        """Why the chunk at ``position`` (before the cut, not picked) was passed over."""
+        return passed_over(
+            position, self.positions, self.ranked, self.sizes, self.keys, self.budget
+        )
 
     def decision(self, chunk: int, position: int, words: int | None = None) -> str | None:
         """Why ``chunk`` (at ``position`` in the ranking, -1 if not offered, ``words`` long) was or
@@ -172,6 +168,24 @@ class Context:
             return self.skipped.get(chunk)
         too_long = words is not None and self.budget is not None and words > self.budget
         return OVER_BUDGET if too_long else BELOW_CUT
+
+
+def passed_over(
+    position: int,
+    positions: Sequence[int],
+    ranked: Sequence[int],
+    sizes: Sequence[int],
+    keys: Sequence[int] | None,
+    budget: int,
+) -> str:
+    """Why the assembler passed over the chunk at ``position`` of ``ranked`` (before the cut, not
+    one of the picked ``positions``): its delivery key delivered already, too long for the words
+    left of ``budget``, or too little new."""
+    before = [p for p in positions if p < position]
+    if keys is not None and keys[ranked[position]] in {keys[ranked[p]] for p in before}:
+        return MERGED
+    used = sum(sizes[p] for p in before)
+    return OVER_BUDGET if used + sizes[position] > budget else NEAR_DUPLICATE
 
 
 def walk(

@@ -186,8 +186,14 @@ def _walk_times(walk: sp.csr_array, p: np.ndarray, out: np.ndarray) -> None:
         out[...] = walk @ p
         return
     n, width = p.shape
-    out.fill(0)
+    _zero(out)
     csr_matvecs(n, n, width, walk.indptr, walk.indices, walk.data, p.reshape(-1), out.reshape(-1))
+
+
+def _zero(out: np.ndarray) -> None:
+    """``out.fill(0)`` for a C-ordered array, as bytes (the zero float is all zero bytes): a
+    memset, about a third faster than filling floats."""
+    out.reshape(-1).view(np.uint8).fill(0)
 
 
 def _walk_times_sparse(
@@ -211,7 +217,7 @@ def _walk_times_sparse(
     out_cols, out_values = np.empty(bound, dtype=index), np.empty(bound, dtype=np.float32)
     csr_matmat(n, width, walk.indptr, walk.indices, walk.data, p_indptr, p_cols, p_values,
                out_indptr, out_cols, out_values)  # fmt: skip
-    out.fill(0)
+    _zero(out)
     csr_todense(n, width, out_indptr, out_cols, out_values, out.reshape(-1))
 
 

@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assemble import BELOW_CUT, FIRST_LOOK, OVER_BUDGET, Context, Look, Outcome, look_ahead
+from .assemble import (
+    BELOW_CUT,
+    FIRST_LOOK,
+    OVER_BUDGET,
+    Context,
+    Look,
+    Outcome,
+    look_ahead,
+    passed_over,
+)
 from .corpus import Question
 from .index import Index
 from .retrieve import Ranking
@@ -386,6 +395,8 @@ def score_questions(
                 diagnosis = NOT_RANKED
             elif best[0] >= cut:  # ``Context.decision`` past the cut
                 diagnosis = OVER_BUDGET if picks[best[1]][1] > budget else BELOW_CUT
+            elif order[best[0]] == best[1]:  # ``Context.decision`` before the cut
+                diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
             else:
                 walked = Context.of(look, outcome, budget, keys)
                 diagnosis = walked.decision(best[1], best[0], picks[best[1]][1])

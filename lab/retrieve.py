@@ -131,6 +131,20 @@ def rank(
     with personalised PageRank). A ``reranker`` then reorders the top ``rerank_top``. With
     ``filters``, a question's metadata filter leaves only the chunks of the documents it keeps
     to every signal, so they alone can be ranked (document-level filtering)."""
+    return rank_scored(index, questions, mode, seeds, reranker, rerank_top, filters)[0]
+
+
+def rank_scored(
+    index: Index,
+    questions: Sequence[Question],
+    mode: str,
+    seeds: int = SEEDS,
+    reranker=None,
+    rerank_top: int = RERANK_TOP,
+    filters: bool = True,
+) -> tuple[list[Ranking], np.ndarray | None]:
+    """``rank``'s rankings and, unless a reranker changed them, a questions x chunks matrix whose
+    rows hold the same scores as theirs (their score arrays are mostly its rows)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     mask, allowed = filter_masks(index, questions) if filters else (None, [None] * len(questions))
@@ -151,16 +165,15 @@ def rank(
     first = {"flat": bm25, "dense": dense, "hybrid": fused}.get(mode)
     if first is None:
         first = fused if fused is not None else bm25
-    rankings = (
-        _graph(index, first, bm25, dense, fused, seeds, mask)
-        if mode == "graph"
-        else [
+    if mode == "graph":
+        rankings, first = _graph(index, first, bm25, dense, fused, seeds, mask)
+    else:
+        rankings = [
             _ranking(row, b, None, (), d, f)
             for row, b, d, f in zip(
                 first, bm25, _rows(dense, len(questions)), _rows(fused, len(questions)), strict=True
             )
         ]
-    )
     if mask is not None:
         rankings = [replace(r, allowed=a) for r, a in zip(rankings, allowed, strict=True)]
     if reranker is not None:
@@ -168,7 +181,8 @@ def rank(
             _rerank(r, q.question, index, reranker, rerank_top)
             for r, q in zip(rankings, questions, strict=True)
         ]
-    return rankings
+        first = None
+    return rankings, first
 
 
 _new = object.__new__
@@ -191,10 +205,11 @@ def _rows(matrix: np.ndarray | None, n: int) -> list:
 
 def _graph(
     index: Index, first: np.ndarray, bm25, dense, fused, seeds: int, mask: np.ndarray | None
-) -> list[Ranking]:
+) -> tuple[list[Ranking], np.ndarray]:
     """Seed personalised PageRank with the ``seeds`` best first-stage chunks (restart weights
     proportional to their scores) and blend ``0.6 s/max(s) + 0.4 p/max(p)``; chunks a filter
-    leaves out (``mask``) score 0 however much PageRank mass reaches them."""
+    leaves out (``mask``) score 0 however much PageRank mass reaches them. The rankings, and the
+    questions x chunks matrix of their scores."""
     n, q = len(index.chunks), len(first)
     chosen = top_rows(first, seeds)
     seed_sets = [tuple(c.tolist()) for c in chosen]
@@ -207,15 +222,16 @@ def _graph(
     scores = _blend(first, mass, seeded, mask)
     dense_rows, fused_rows = _rows(dense, q), _rows(fused, q)
     zeros = np.zeros(n)
-    return [
+    rankings = [
         _ranking(scores[j], bm25[j], mass[j], seed_sets[j], dense_rows[j], fused_rows[j])
         if seed_sets[j]
         else _ranking(zeros.copy(), bm25[j], zeros.copy(), (), dense_rows[j], fused_rows[j])
         for j in range(q)
     ]
+    return rankings, scores
 
 
-BLEND_ROWS = 64  # questions blended together, so each block's rows stay in cache
+BLEND_ROWS = 16  # questions blended together, so each block's rows stay in cache (L2)
 
 
 def _blend(

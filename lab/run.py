@@ -32,7 +32,7 @@ from .metrics import (
     score_questions,
     tally,
 )
-from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank, top_rows
+from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP, Ranking, rank_scored, top_rows
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
     import pandas as pd
@@ -45,6 +45,7 @@ KEPT_BUDGETS = 16  # per ranking: scored results of this many budgets are kept
 RESTMIN_TRIES = 64  # shortest chunks tried first for the assembler's first look
 FULL_SORT = 64  # on an index of at most this many chunks, whole rankings are sorted at once
 IN_PLACE = 1024  # rankings of at least this many chunks are read in place when they can be
+LOOK_ROWS = 128  # rankings whose first looks are found together
 
 Progress = Callable[[int, int], None]
 
@@ -299,6 +300,8 @@ class Retrieval:
     mode: str
     questions: tuple[Question, ...]
     rankings: tuple[Ranking, ...] = field(repr=False)
+    # The rankings' scores as one questions x chunks matrix, when ranking left them in one.
+    matrix: np.ndarray | None = field(default=None, repr=False)
     _results: OrderedDict = field(default_factory=OrderedDict, repr=False, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, init=False)
 
@@ -312,10 +315,10 @@ class Retrieval:
         rerank_top: int = RERANK_TOP,
         filters: bool = True,
     ) -> Retrieval:
-        rankings = rank(
+        rankings, matrix = rank_scored(
             index, questions, mode, reranker=reranker, rerank_top=rerank_top, filters=filters
         )
-        return cls(index, mode, tuple(questions), tuple(rankings))
+        return cls(index, mode, tuple(questions), tuple(rankings), matrix)
 
     def contexts(self, budget: int) -> list[Context]:
         """Every question's context at ``budget``."""
@@ -414,6 +417,7 @@ class Retrieval:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_lock"] = None
+        state["matrix"] = None  # the rankings hold the same scores
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -421,10 +425,14 @@ class Retrieval:
 
     def scores(self) -> np.ndarray:
         """Questions x chunks: the score each ranking gives each chunk, read-only (built when
-        asked, not kept: the rankings hold the same numbers; when they are the rows of one
-        matrix, as ranking leaves them, that matrix is read in place)."""
+        asked, not kept: the rankings hold the same numbers; the matrix ranking left them in, or
+        when they are the rows of one matrix, that matrix, is read in place)."""
         if not self.rankings:
             return np.zeros((0, len(self.index.chunks)))
+        if self.matrix is not None:
+            matrix = self.matrix.view()
+            matrix.flags.writeable = False
+            return matrix
         rows = [r.score for r in self.rankings]
         matrix = stacked_rows(rows) if len(rows[0]) >= IN_PLACE else None
         if matrix is None:
@@ -439,8 +447,11 @@ class Retrieval:
         scores, words = self.scores(), self.index.words
         if scores.shape[1] <= FULL_SORT:
             return whole_looks(scores, words)
-        heads = top_rows(scores, FIRST_LOOK)
-        offered = np.count_nonzero(scores > 0, axis=1).tolist()
+        heads, offered = [], []
+        for lo in range(0, len(scores), LOOK_ROWS):  # a block's rows read while in cache
+            block = scores[lo : lo + LOOK_ROWS]
+            heads += top_rows(block, FIRST_LOOK)
+            offered += np.count_nonzero(block > 0, axis=1).tolist()
         whole = [len(h) == m for h, m in zip(heads, offered, strict=True)]
         looks = [Look.of(h, None, words) if w else None for h, w in zip(heads, whole, strict=True)]
         rest = [j for j, w in enumerate(whole) if not w]

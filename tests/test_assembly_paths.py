@@ -2,7 +2,9 @@
 once, novelty read from token bit sets, looks shorter than the ranking, whole rankings sorted at
 once on small indexes, ranking metrics read off a look, metrics counted without results."""
 
+import pickle
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -20,12 +22,14 @@ from lab.assemble import (
     Look,
     look_ahead,
     offered_order,
+    passed_over,
     token_marks,
     walk,
     walk_ranking,
 )
 from lab.generate import generate_corpus
 from lab.metrics import KS, aggregate
+from lab.retrieve import rank
 from lab.run import LabCache, Retrieval, stacked_rows
 
 
@@ -79,6 +83,21 @@ def test_walking_all_budgets_at_once_gives_each_what_the_rule_gives_it_alone(dra
         context = Context.of(look, outcome, budget, keys)
         assert context.picked == tuple(order[p] for p in picks)
         assert context.skipped == skipped
+
+
+def test_a_near_duplicate_that_would_exactly_fill_the_budget_is_passed_over_as_one():
+    # Chunk 1 repeats chunk 0's tokens and has exactly the 10 words left of 20: it fits, and is
+    # skipped for being old news. One word longer, it would be over budget.
+    words, tokens = np.array([10, 10]), [[1, 2, 3], [1, 2, 3]]
+    look = Look.of(np.array([0, 1]), None, words)
+    outcome = walk(look, [20], token_marks(tokens))[0]
+    assert outcome == ((0,), 2, 10)
+    context = Context.of(look, outcome, 20)
+    assert context.skipped == {1: NEAR_DUPLICATE}
+    assert context.decision(1, 1, 10) == NEAR_DUPLICATE
+    assert passed_over(1, (0,), [0, 1], [10, 10], None, 20) == NEAR_DUPLICATE
+    assert passed_over(1, (0,), [0, 1], [10, 11], None, 20) == OVER_BUDGET
+    assert passed_over(1, (0,), [0, 1], [10, 10], [4, 4], 20) == MERGED  # same delivery key
 
 
 @given(rankings(), st.integers(1, 3))
@@ -272,8 +291,43 @@ def test_retrieval_scores_are_the_rankings_scores_whatever_their_memory(wide):
         assert not apart.scores().flags.writeable
 
 
-def test_first_looks_built_together_equal_each_rankings_own_look(wide, monkeypatch):
+class LongestFirst:
+    """A reranker that scores a chunk by its length: enough to move the head of a ranking."""
+
+    def score(self, question, texts):
+        return [len(text) for text in texts]
+
+
+def test_the_matrix_ranking_leaves_holds_every_rankings_scores(wide):
+    index = LabCache().index(wide, LabConfig(split="all"), "structure")
+    questions = wide.questions
+    filtered = [replace(q, filter=(("doc", ("none such",)),)) for q in questions[:3]] + list(
+        questions
+    )
+    for mode, asked, reranker in [
+        ("flat", questions, None),
+        ("graph", questions, None),
+        ("graph", filtered, None),  # filtered rows, and rows with no seed, in the blend
+        ("flat", filtered, None),
+        ("graph", questions, LongestFirst()),
+    ]:
+        retrieval = Retrieval.of(index, asked, mode, reranker=reranker)
+        expected = [r.score.tolist() for r in retrieval.rankings]
+        assert (retrieval.matrix is None) == (reranker is not None)
+        assert retrieval.scores().tolist() == expected
+        assert not retrieval.scores().flags.writeable
+        assert [r.score.tolist() for r in rank(index, asked, mode, reranker=reranker)] == expected
+        # pickled without the matrix: the rankings' rows are read instead, to the same results
+        again = pickle.loads(pickle.dumps(retrieval))
+        assert again.matrix is None and again.scores().tolist() == expected
+        assert again.evaluate(120) == retrieval.evaluate(120)
+    assert any(not r.seeds for r in Retrieval.of(index, filtered, "graph").rankings)
+
+
+@pytest.mark.parametrize("rows", [1, 7, 128])
+def test_first_looks_built_together_equal_each_rankings_own_look(wide, monkeypatch, rows):
     monkeypatch.setattr(lab.run, "FULL_SORT", 0)
+    monkeypatch.setattr(lab.run, "LOOK_ROWS", rows)  # rankings whose looks are found together
     index = LabCache().index(wide, LabConfig(split="all"), "structure")
     partial = 0
     for mode in ("flat", "graph"):

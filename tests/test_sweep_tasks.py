@@ -27,7 +27,7 @@ def counting(monkeypatch, name: str) -> list:
 
 def test_each_task_builds_one_index_and_ranks_once_per_mode(handbook, monkeypatch):
     indexes = counting(monkeypatch, "build_index")
-    rankings = counting(monkeypatch, "rank")
+    rankings = counting(monkeypatch, "rank_scored")
     rows = sweep(handbook, CONFIG, **GRID).rows
     assert len(rows) == 2 * 2 * 3 * 2  # chunkers x modes x budgets x sizes
     assert [(a[1], a[2]) for a in indexes] == [
@@ -43,7 +43,7 @@ def test_a_warm_rerun_only_looks_things_up(handbook, monkeypatch):
     cache = LabCache()
     first = sweep(handbook, CONFIG, **GRID, cache=cache).rows
     result = run_lab(handbook, CONFIG, cache=cache).to_dict()
-    names = ("build_index", "rank", "walk", "score_question", "index_stats")
+    names = ("build_index", "rank_scored", "walk", "score_question", "index_stats")
     calls = {name: counting(monkeypatch, name) for name in names}
     assert sweep(handbook, CONFIG, **GRID, cache=cache).rows == first
     assert run_lab(handbook, CONFIG, cache=cache).to_dict() == result

@@ -50,18 +50,23 @@ class Coverage:
 
     def _inside(self, ranges: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
         """For each candidate, the indices of the unit ranges ``(first, last)`` inside it, by
-        first unit, then index."""
+        first unit, then index: for all candidates at once, the ranges beginning in each
+        (found by bisection) kept where they also end in it."""
         inside: list[tuple[int, ...]] = [()] * len(self.candidates)
         if not ranges:
             return inside
-        order = sorted(range(len(ranges)), key=lambda k: ranges[k][0])
-        firsts = np.array([ranges[k][0] for k in order], dtype=np.int64)
-        a = firsts.searchsorted(self.first, "left")
-        b = firsts.searchsorted(self.stop, "left")
-        stops = self.stop.tolist()
-        for c in np.flatnonzero(a < b).tolist():  # only candidates where some range begins
-            i = stops[c]
-            inside[c] = tuple(k for k in order[int(a[c]) : int(b[c])] if ranges[k][1] < i)
+        order = np.array(sorted(range(len(ranges)), key=lambda k: ranges[k][0]), dtype=np.int64)
+        bounds = np.array(ranges, dtype=np.int64)[order]
+        a = bounds[:, 0].searchsorted(self.first, "left")
+        b = bounds[:, 0].searchsorted(self.stop, "left")
+        counts = np.maximum(b - a, 0)
+        candidate = np.repeat(np.arange(len(counts)), counts)
+        at = np.arange(len(candidate)) - np.repeat(np.cumsum(counts) - counts - a, counts)
+        kept = bounds[at, 1] < self.stop[candidate]
+        found, candidate = order[at[kept]].tolist(), candidate[kept]
+        ends = np.searchsorted(candidate, np.arange(len(counts) + 1)).tolist()
+        for c in np.flatnonzero(np.diff(ends)).tolist():
+            inside[c] = tuple(found[ends[c] : ends[c + 1]])
         return inside
 
     def gain(self, c: int) -> float:
@@ -122,9 +127,12 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
             if g <= 0:
                 continue
             if -g / cost != neg_ratio:
-                heapq.heappush(heap, (-g / cost, c, round_))
-                continue
-            # Unchanged: pushed back it would come out next (ties go to the lower index).
+                entry = (-g / cost, c, round_)
+                if (heap and heap[0] < entry) or (k < m and first[k] < entry):
+                    heapq.heappush(heap, entry)
+                    continue
+            # Unchanged, or still ahead of both fronts: pushed back it would come out next (ties
+            # go to the lower index; no other entry is the same candidate's).
         chosen.append(c)
         cov.choose(c)
         spent += cost

@@ -1,6 +1,9 @@
 """The markdown reader as it was before blank and heading lines were read a stretch at a time:
 every line a rule may read specially goes through the rules one by one. The tests hold
-``parse_document`` to it (``test_line_rules``, ``test_fast_paths``)."""
+``parse_document`` to it (``test_line_rules``, ``test_fast_paths``), comparing the
+``document_contents`` of both."""
+
+from dataclasses import astuple
 
 from lab.parse import (
     _ATX,
@@ -133,3 +136,18 @@ class LineByLine(_Markdown):
         flush()
         if fence is not None:
             self.add_block(fence_start, len(text), "code")
+
+
+def document_contents(doc) -> tuple:
+    """Everything a parsed document holds, as plain values to compare."""
+    return (
+        doc.title,
+        [tuple(u) for u in doc.units],
+        [astuple(p) for p in doc.provisions],
+        [astuple(r) for r in doc.references],
+        doc.unit_starts,
+        doc.tables,
+        doc.problems,
+        doc.unit_ends,
+        doc.unit_provisions,
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from line_reader import LineByLine
+from line_reader import LineByLine, document_contents
 from samples import markdown_documents
 
 from lab.chunkers import (
@@ -94,23 +94,11 @@ def plain_tokenize(text: str) -> list[str]:
     return [stem(t) for t in text.split() if len(t) > 1 and t not in STOP_WORDS]
 
 
-def contents(doc):
-    return (
-        doc.title,
-        [tuple(u) for u in doc.units],
-        [astuple(p) for p in doc.provisions],
-        [astuple(r) for r in doc.references],
-        doc.unit_starts,
-        doc.tables,
-        doc.problems,
-    )
-
-
 def assert_parsed_as_paragraph_by_paragraph(text: str) -> None:
     reader = ParagraphByParagraph(text)
     reader.run()
     doc = parse_document(text)
-    assert contents(doc) == contents(reader.document("document"))
+    assert document_contents(doc) == document_contents(reader.document("document"))
     ends = doc.unit_ends
     assert ends == sorted(ends)  # what touched_provisions and qes-greedy's bisection rely on
 

@@ -4,13 +4,12 @@ provisions, references, tables and problems, on generated markdown (hypothesis),
 from the lines each rule reads, on edge cases and on real texts where they are installed. And the
 heading titles read without the pattern (``_atx``) against the pattern's."""
 
-from dataclasses import astuple
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from line_reader import LineByLine
+from line_reader import LineByLine, document_contents
 from samples import markdown_documents
 
 from lab.generate import generate_corpus
@@ -24,24 +23,10 @@ REAL = [
 REAL = [p for p in REAL if p.is_file() and p.suffix != ".gz"]
 
 
-def contents(doc):
-    return (
-        doc.title,
-        [tuple(u) for u in doc.units],
-        [astuple(p) for p in doc.provisions],
-        [astuple(r) for r in doc.references],
-        doc.unit_starts,
-        doc.tables,
-        doc.problems,
-        doc.unit_ends,
-        doc.unit_provisions,
-    )
-
-
 def assert_read_as_line_by_line(text: str) -> None:
     reader = LineByLine(text)
     reader.run()
-    assert contents(parse_document(text)) == contents(reader.document("document"))
+    assert document_contents(parse_document(text)) == document_contents(reader.document("document"))
 
 
 # Lines every rule reads, blank and heading lines of every shape among them, and plain lines.

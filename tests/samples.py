@@ -1,6 +1,9 @@
 """Documents for the tests: small real-world excerpts written inline, and hypothesis strategies
 that generate markdown documents and corpora with questions."""
 
+from pathlib import Path
+
+import pytest
 from hypothesis import strategies as st
 
 from lab import build_corpus, parse_document
@@ -308,3 +311,11 @@ def corpora(draw):
             }
         )
     return build_corpus({"generated": text}, {"questions": questions})
+
+
+def real_text(path: Path) -> str:
+    """An installed real text, the test skipped when it is not UTF-8."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        pytest.skip(f"{path} is not UTF-8")

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from line_reader import LineByLine, document_contents
-from samples import markdown_documents
+from samples import markdown_documents, real_text
 
 from lab.chunkers import (
     Training,
@@ -52,13 +52,6 @@ REAL = [
     *sorted(Path("/usr/share/doc").glob("*/README*"))[:40],
 ]
 REAL = [p for p in REAL if p.is_file() and p.suffix != ".gz"]
-
-
-def real_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        pytest.skip(f"{path} is not UTF-8")
 
 
 def plain_breaks(text: str, start: int, end: int) -> Breaks:

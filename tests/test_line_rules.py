@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from line_reader import LineByLine, document_contents
-from samples import markdown_documents
+from samples import markdown_documents, real_text
 
 from lab.generate import generate_corpus
 from lab.parse import _ATX, _atx, parse_document
@@ -122,10 +122,7 @@ def test_generated_corpora_are_read_as_line_by_line(size):
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
 def test_real_texts_are_read_as_line_by_line(path):
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        pytest.skip(f"{path} is not UTF-8")
+    text = real_text(path)
     assert_read_as_line_by_line(text)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from samples import real_text
 
 from lab.corpus import (
     _NOT_SHALLOW,
@@ -134,10 +135,7 @@ def test_runs_hand_checked():
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
 def test_real_texts_offsets_and_runs(path):
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        pytest.skip(f"{path} is not UTF-8")
+    text = real_text(path)
     scanned, indexed = both_ways(text)
     assert indexed.offsets.tolist() == plain_offsets(text)
     words = indexed.flat.split(" ")

@@ -35,7 +35,6 @@ from .compare import (
 )
 from .corpus import (
     MAX_DOCUMENT_CHARS,
-    MAX_QE_CHARS,
     Corpus,
     CorpusError,
     InputError,
@@ -45,11 +44,13 @@ from .corpus import (
     load_collection,
     load_corpus,
 )
+from .decode import decode_text
 from .depth import Depth, ranking_depth
 from .html_doc import parse_html
 from .index import Index, build_index
 from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
+from .qe import MAX_QE_CHARS, parse_qe
 from .retrieve import LEXICAL_MODES, MODES
 from .run import (
     DEFAULT_BUDGETS,
@@ -126,6 +127,8 @@ __all__ = [
     "explain",
     "leaders",
     "load_corpus",
+    "decode_text",
+    "parse_qe",
     "mcnemar_exact",
     "paired_bootstrap",
     "parse_document",

@@ -14,15 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import real_text
 
-from lab.corpus import (
-    _NOT_SHALLOW,
-    KEY_WORDS,
-    _combine,
-    _Locator,
-    _run_hash,
-    _shallow_json,
-    cap_nesting,
-)
+from lab.evidence import KEY_WORDS, Locator, _combine, _run_hash
+from lab.qe import _NOT_SHALLOW, _shallow_json, cap_nesting
 
 REAL = [
     *sorted(Path("/usr/share/common-licenses").glob("*")),
@@ -58,12 +51,12 @@ def plain_run_starts(flat: str, run: str) -> list[int]:
     return table.get(run, [])
 
 
-def both_ways(text: str) -> tuple[_Locator, _Locator]:
+def both_ways(text: str) -> tuple[Locator, Locator]:
     """Locators of ``text`` that find runs by reading the text (as a short text's does) and by
     the index of runs' hashes (as a long text's does past its first needles)."""
-    indexed = _Locator(text)
+    indexed = Locator(text)
     indexed.scanned = 10**15  # past any reading allowance
-    return _Locator(text), indexed
+    return Locator(text), indexed
 
 
 def test_whitespace_table_is_what_str_split_reads():
@@ -74,7 +67,7 @@ def test_whitespace_table_is_what_str_split_reads():
 
 @given(texts)
 def test_flat_offsets_match_one_match_per_word(text):
-    locator = _Locator(text)
+    locator = Locator(text)
     assert locator.flat == " ".join(text.split())
     assert locator.offsets.dtype == np.int64
     assert locator.offsets.tolist() == plain_offsets(text)
@@ -82,9 +75,9 @@ def test_flat_offsets_match_one_match_per_word(text):
 
 def test_flat_offsets_hand_checked():
     # "a\u3000 b\n\nc " -> "a b c": a at 0, the space at 1 (U+3000), b at 3, space at 4, c at 6
-    assert _Locator("a\u3000 b\n\nc ").offsets.tolist() == [0, 1, 3, 4, 6]
-    assert _Locator(" \n ").offsets.tolist() == []
-    assert _Locator("").offsets.tolist() == []
+    assert Locator("a\u3000 b\n\nc ").offsets.tolist() == [0, 1, 3, 4, 6]
+    assert Locator(" \n ").offsets.tolist() == []
+    assert Locator("").offsets.tolist() == []
 
 
 @settings(max_examples=200)
@@ -150,15 +143,15 @@ def test_real_texts_offsets_and_runs(path):
 @settings(max_examples=100)
 @given(texts, st.data())
 def test_runs_whose_hashes_all_collide_are_still_told_apart(text, data):
-    from lab import corpus
+    from lab import evidence
 
     words = " ".join(text.split()).split(" ")
     runs = [" ".join(words[i : i + KEY_WORDS]) for i in range(len(words) - KEY_WORDS + 1)]
     three = st.lists(st.sampled_from(["a", "b", "ab"]), min_size=3, max_size=3)
     runs.append(" ".join(data.draw(three)))
     with pytest.MonkeyPatch.context() as patch:  # every run hashes to 0
-        patch.setattr(corpus, "_combine", lambda h: np.zeros(len(next(iter(h))), np.int64))
-        patch.setattr(corpus, "_run_hash", lambda words: 0)
+        patch.setattr(evidence, "_combine", lambda h: np.zeros(len(next(iter(h))), np.int64))
+        patch.setattr(evidence, "_run_hash", lambda words: 0)
         locator = both_ways(text)[1]
         for run in runs:
             assert locator.word_hits(run) == plain_run_starts(" ".join(words), run)
@@ -209,11 +202,11 @@ def test_shallow_json_hand_checked():
 
 
 def test_colliding_runs_hand_checked():
-    from lab import corpus
+    from lab import evidence
 
     with pytest.MonkeyPatch.context() as patch:  # every run hashes to 0
-        patch.setattr(corpus, "_combine", lambda h: np.zeros(len(next(iter(h))), np.int64))
-        patch.setattr(corpus, "_run_hash", lambda words: 0)
+        patch.setattr(evidence, "_combine", lambda h: np.zeros(len(next(iter(h))), np.int64))
+        patch.setattr(evidence, "_run_hash", lambda words: 0)
         locator = both_ways("a b ab c a b a d")[1]
         assert locator.word_hits("a b a") == [9]  # not at 0: "ab" is not the word "a"
         assert locator.word_hits("b ab c") == [2]

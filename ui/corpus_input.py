@@ -16,8 +16,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS, Corpus, CorpusError, question_count
-from lab.corpus import decode_text, parse_qe
+from lab import (
+    MAX_DOCUMENT_CHARS,
+    MAX_QE_CHARS,
+    Corpus,
+    CorpusError,
+    decode_text,
+    parse_qe,
+    question_count,
+)
 
 from . import cache, links, store, uploads
 from .corpus_report import REPORT, Report, report_for

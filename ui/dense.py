@@ -1,9 +1,9 @@
 """The sidebar's dense retrieval group: embeddings, late chunking and a cross-encoder reranker.
 
 Offered only where ``lab.embed.dense_status()`` says the packages are here; elsewhere one line
-says so and opens the README's section on enabling it. The embedding model and the reranker are
-loaded (or found missing) here, so a page never fails on them; a reranker is named by the rules
-of :mod:`ui.models`, never by a server path.
+says so and opens the guide to enabling it (``docs/dense.md``). The embedding model and the
+reranker are loaded (or found missing) here, so a page never fails on them; a reranker is named
+by the rules of :mod:`ui.models`, never by a server path.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from .links import BIND
 
 RERANK_TOP_RANGE = (1, 200)
 DOWNLOAD_KEY = "download_reranker_now"  # the user asked to fetch the hub reranker
-README = Path(__file__).resolve().parent.parent / "README.md"
-README_SECTION = "## Dense retrieval"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "dense.md"
+GUIDE_TITLE = "# Dense retrieval"
 
 
 class DenseChoice(NamedTuple):
@@ -44,22 +44,18 @@ class DenseChoice(NamedTuple):
         return self._replace(on=False, late=False, rerank=False)
 
 
-def readme_section() -> str:
-    """The README's section on dense retrieval (markdown), or the install command alone."""
+def guide() -> str:
+    """The guide to dense retrieval (``docs/dense.md``, markdown), or the install command alone."""
     try:
-        text = README.read_text(encoding="utf-8")
+        text = GUIDE.read_text(encoding="utf-8")
     except OSError:
-        text = ""
-    start = text.find(f"\n{README_SECTION}\n")
-    if start < 0:
         return f"```bash\n{embed.INSTALL_HINT}\n```"
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end > 0 else None].strip().removeprefix(README_SECTION).strip()
+    return text.strip().removeprefix(GUIDE_TITLE).strip()
 
 
 @st.dialog("Dense retrieval", width="large")
 def _how_to_enable() -> None:
-    st.markdown(readme_section())
+    st.markdown(guide())
 
 
 def group() -> DenseChoice:

@@ -25,8 +25,8 @@ from lab import (
     Source,
     build_collection,
     build_corpus,
+    decode_text,
 )
-from lab.corpus import decode_text
 
 from . import store
 from .draw import md_escape

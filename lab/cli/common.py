@@ -1,0 +1,340 @@
+"""What every command shares: the argument parser's types, the experiment options, the
+configuration and corpus they describe, and how messages and output are written."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import (
+    CHUNKERS,
+    DEFAULT_CHUNKERS,
+    DOCUMENT_TYPES,
+    LEXICAL_MODES,
+    MODES,
+    POLICY_CHUNKER,
+    REFERENCE_PLACEMENTS,
+    SPLITS,
+    Corpus,
+    LabConfig,
+    load_collection,
+    load_corpus,
+    untrained_chunkers,
+)
+from ..embed import DEFAULT_MODEL, DenseUnavailable
+from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
+from ..run import embedder_for, reranker_for
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+DEFAULT_DOC = DATA / "handbook.md"
+DEFAULT_QE = DATA / "handbook_qe.json"
+FORMATS = ("table", "json", "csv")
+MODE_CHOICES = {"both": LEXICAL_MODES, "all": MODES} | {m: (m,) for m in MODES}
+ALL = "all"
+DEFAULTS = LabConfig()
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one ``error: ...`` line and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+
+def chunker_list(value: str) -> tuple[str, ...]:
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if names == [ALL]:
+        return (ALL,)
+    unknown = [n for n in names if n not in CHUNKERS]
+    if unknown or not names:
+        got = repr(unknown[0]) if unknown else "nothing"
+        raise argparse.ArgumentTypeError(
+            f"unknown chunker {got}; choose 'all' or a comma list of {', '.join(CHUNKERS)}"
+        )
+    return tuple(names)
+
+
+def int_list(value: str) -> tuple[int, ...]:
+    try:
+        numbers = tuple(int(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated whole numbers, got {value!r}"
+        ) from None
+    if not numbers:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return numbers
+
+
+def type_pair(value: str) -> tuple[str, str]:
+    name, sep, doc_type = value.partition("=")
+    if not sep or not name.strip() or not doc_type.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=TYPE, got {value!r}")
+    return name.strip(), doc_type.strip()
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value!r}")
+    return number
+
+
+def add_experiment_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--doc",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="document (markdown, text or HTML, UTF-8); repeat for several "
+        "(default: the bundled handbook)",
+    )
+    p.add_argument(
+        "--collection",
+        type=Path,
+        metavar="MANIFEST",
+        help="a collection manifest (collection.json: documents with types and metadata, their "
+        "questions, a chunking policy per type); instead of --doc",
+    )
+    p.add_argument(
+        "--type",
+        action="append",
+        type=type_pair,
+        default=[],
+        metavar="NAME=TYPE",
+        help=f"the type of a --doc document (by file name or stem), one of "
+        f"{', '.join(DOCUMENT_TYPES)}; repeat for several (default: inferred)",
+    )
+    p.add_argument(
+        "--qe",
+        type=Path,
+        metavar="PATH",
+        help="question-evidence JSON (default: the bundled handbook's, or the manifest's)",
+    )
+    p.add_argument(
+        "--chunker",
+        action="append",
+        type=chunker_list,
+        metavar="NAME[,NAME...]|all",
+        help=f"chunkers to run, of {', '.join(CHUNKERS)} (default: {', '.join(DEFAULT_CHUNKERS)}; "
+        "all: every one, those needing embeddings only with --dense)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=MODE_CHOICES,
+        default="both",
+        help="retrieval mode; both: flat and graph; all: every mode (needs --dense)",
+    )
+    p.add_argument(
+        "--size",
+        type=int,
+        default=DEFAULTS.size,
+        metavar="N",
+        help=f"chunk size L in characters (default {DEFAULTS.size})",
+    )
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULTS.budget,
+        metavar="N",
+        help=f"context budget in words (default {DEFAULTS.budget})",
+    )
+    p.add_argument(
+        "--overlap",
+        type=int,
+        default=DEFAULTS.overlap,
+        metavar="N",
+        help=f"overlap of the fixed and sentence chunkers (default {DEFAULTS.overlap})",
+    )
+    p.add_argument("--split", choices=SPLITS, default=DEFAULTS.split, help="questions to score")
+    p.add_argument(
+        "--headers", action="store_true", help="prefix every chunk with its heading path"
+    )
+    p.add_argument(
+        "--refs",
+        choices=REFERENCE_PLACEMENTS,
+        default=DEFAULTS.refs,
+        help="where cited provisions' text goes (structure, parent-child): delivered with the "
+        "chunk and counted in the budget; index-only: retrieval and the graph use it, the "
+        "context does not carry it; off: nowhere, and no reference edges in the graph "
+        f"(default {DEFAULTS.refs})",
+    )
+    p.add_argument(
+        "--no-refs", dest="refs", action="store_const", const="off", help="the same as --refs off"
+    )
+    p.add_argument(
+        "--no-filters",
+        dest="filters",
+        action="store_false",
+        help="ignore the questions' metadata filters: every question ranks every document "
+        "(default: a question with a filter ranks only the documents whose metadata match it)",
+    )
+    p.add_argument(
+        "--dense",
+        nargs="?",
+        const=DEFAULT_MODEL,
+        metavar="MODEL",
+        help=f"embed chunks and questions with a sentence-transformers model (default "
+        f"{DEFAULT_MODEL}): enables the dense and hybrid modes, semantic and late chunking",
+    )
+    p.add_argument(
+        "--late", action="store_true", help="late chunking: pool chunk vectors from whole sections"
+    )
+    p.add_argument(
+        "--rerank",
+        nargs="?",
+        const=DEFAULT_RERANKER,
+        metavar="MODEL",
+        help=f"reorder the top chunks with a cross-encoder, a hub name or a local folder "
+        f"(default {DEFAULT_RERANKER})",
+    )
+    p.add_argument(
+        "--download",
+        action="store_true",
+        help="allow fetching a hub reranker that is not in the local model cache",
+    )
+    p.add_argument(
+        "--rerank-top",
+        type=int,
+        default=DEFAULTS.rerank_top,
+        metavar="N",
+        help=f"how many top chunks the cross-encoder reorders (default {DEFAULTS.rerank_top})",
+    )
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    p.add_argument("--output", type=Path, metavar="FILE", help="write the output here, not stdout")
+
+
+def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
+    """The experiment the options describe; a ``ValueError`` names a flag whose value is out of
+    range."""
+    smallest = min((args.size, *sizes))
+    if smallest <= args.overlap:
+        flag = "--size" if smallest == args.size else "--sizes"
+        raise ValueError(f"{flag} {smallest} must be larger than --overlap {args.overlap}")
+    if args.rerank_top < 1:
+        raise ValueError(f"--rerank-top must be at least 1, got {args.rerank_top}")
+    usable = [c for c in CHUNKERS if args.dense or not CHUNKERS[c].dense]
+    defaults = DEFAULT_CHUNKERS + (POLICY_CHUNKER,) * (args.collection is not None)
+    chosen = args.chunker or [defaults]
+    chunkers = tuple(
+        dict.fromkeys(n for names in chosen for n in (usable if names == (ALL,) else names))
+    )
+    if args.dense is None:
+        needs = [f"--mode {args.mode}"] if args.mode in ("dense", "hybrid", ALL) else []
+        needs += [f"the {c} chunker" for c in chunkers if CHUNKERS[c].dense]
+        needs += ["--late"] if args.late else []
+        if needs:
+            verb = "needs" if len(needs) == 1 else "need"
+            raise ValueError(f"{', '.join(needs)} {verb} dense embeddings: add --dense")
+    return LabConfig(
+        chunkers=chunkers,
+        modes=MODE_CHOICES[args.mode],
+        size=args.size,
+        budget=args.budget,
+        split=args.split,
+        headers=args.headers,
+        refs=args.refs,
+        filters=args.filters,
+        overlap=args.overlap,
+        dense=args.dense,
+        late=args.late,
+        rerank=args.rerank,
+        rerank_top=args.rerank_top,
+    )
+
+
+def load_models(config: LabConfig, download: bool = False) -> None:
+    """Load the embedding model and the reranker the configuration names, before any work;
+    ``DenseUnavailable`` says plainly why one cannot be had. A hub reranker is used only once
+    it is in the local model cache: the command line never waits on a download it cannot make."""
+    embedder_for(config)
+    if config.rerank is None:
+        return
+    ok, status = reranker_status(config.rerank)
+    if not ok and not (download and can_download(config.rerank)):
+        raise DenseUnavailable(
+            f"cannot rerank: {status}; add --download to fetch it from the hub, "
+            "or give a local folder: --rerank PATH"
+        )
+    reranker_for(config)
+
+
+def say(level: str, message: str) -> None:
+    print(f"{level}: {message}", file=sys.stderr)
+
+
+def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:
+    """The corpus the options name, and where its questions come from."""
+    if args.collection is not None:
+        if args.doc is not None:
+            raise ValueError(
+                "--collection and --doc exclude each other: a manifest lists its documents"
+            )
+        if args.type:
+            raise ValueError("--type goes with --doc; a manifest gives each document its type")
+        return load_collection(args.collection, args.qe), args.qe or args.collection
+    if args.doc is None:
+        if args.type:
+            raise ValueError("--type names the type of a --doc document; give --doc too")
+        return load_corpus([DEFAULT_DOC], args.qe or DEFAULT_QE), args.qe or DEFAULT_QE
+    if args.qe is None:
+        raise ValueError(
+            "--qe PATH is required with --doc: the bundled questions belong to the bundled handbook"
+        )
+    stems = [p.stem for p in args.doc]
+    if len(set(stems)) < len(stems):
+        raise ValueError(
+            f"two --doc files share a name ({', '.join(stems)}); documents are named by file stem"
+        )
+    return load_corpus(list(args.doc), args.qe, dict(args.type)), args.qe
+
+
+def load_corpus_of(args: argparse.Namespace) -> Corpus:
+    """The corpus of ``--doc``/``--qe`` or ``--collection`` (the bundled handbook by default),
+    its problems reported.
+
+    Raises ``ValueError`` when no question of the split can run."""
+    corpus, qe = _read(args)
+    fatal = not corpus.questions
+    whole_file = [e for e in corpus.errors if e.question is None and e.document is None]
+    if fatal and whole_file:
+        raise ValueError(f"{qe}: {whole_file[-1].message}")
+    for e in corpus.errors:
+        where = e.question or e.document or qe
+        say("error" if fatal and e.severity == "error" else "warning", f"{where}: {e.message}")
+    if fatal:
+        raise ValueError(f"no usable question in {qe}" + (" (see above)" if corpus.errors else ""))
+    if not corpus.split(args.split):
+        counts = ", ".join(
+            f"{sum(q.split == s for q in corpus.questions)} {s}" for s in ("train", "test")
+        )
+        raise ValueError(
+            f"no {args.split} questions in {qe} (it has {counts}); choose another --split"
+        )
+    return corpus
+
+
+def warn_untrained(corpus: Corpus, chunkers: Sequence[str]) -> None:
+    """One warning line when a supervised chunker has no train question to learn from."""
+    names = untrained_chunkers(corpus, dict.fromkeys(chunkers))
+    if names:
+        verb = "has" if len(names) == 1 else "have"
+        say(
+            "warning",
+            f"{' and '.join(names)} {verb} no train questions to learn from and run untrained "
+            '(marked "(untrained)"): give some questions "split": "train"',
+        )
+
+
+def emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    output.write_text(text, encoding="utf-8")
+    say("note", f"wrote {output}")

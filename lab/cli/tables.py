@@ -1,0 +1,263 @@
+"""The command line's tables: aligned plain-text columns for runs, sweeps and comparisons."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import Comparison, Corpus, LabConfig, leaders, untrained_chunkers
+from ..compare import label, p_text
+from ..run import LabResult, SweepResult, question_count
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> str:
+    """Aligned columns: the first ``left`` (names) to the left, the rest (numbers) to the right."""
+    widths = [max(map(len, col)) for col in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i < left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([line(header), *(line(r) for r in rows)])
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def interval(low: float, high: float) -> str:
+    return f"{100 * low:.0f}-{100 * high:.0f}%"
+
+
+def on_off(flag: bool) -> str:
+    return "on" if flag else "off"
+
+
+def dense_note(c: LabConfig) -> str:
+    """The dense settings for a table's title: "" when dense retrieval and reranking are off."""
+    parts = [f"dense {c.dense}"] if c.dense else []
+    parts += ["late chunking"] if c.late else []
+    parts += [f"reranked by {c.rerank} (top {c.rerank_top})"] if c.rerank else []
+    return "".join(f", {p}" for p in parts)
+
+
+def documents_table(corpus: Corpus, config: LabConfig) -> str:
+    """Each document's type (``*``: inferred), format, the chunker the policy gives it, size
+    and metadata, with how inferred types were read."""
+    rows, notes = [], []
+    for info, doc in zip(corpus.info, corpus.documents, strict=True):
+        choice = corpus.policy.resolve(
+            info.type, config.size, config.overlap, config.dense is not None
+        )
+        inferred = info.type_source != "given"
+        if inferred:
+            notes.append(f"* {info.name}: {info.type_source}")
+        if choice.note:
+            notes.append(f"{info.name}: {choice.note}")
+        rows.append(
+            (
+                info.name,
+                info.type + "*" * inferred,
+                info.format,
+                choice.chunker + (f" (L={choice.size})" if choice.size != config.size else ""),
+                info.describe_meta() or "-",
+                f"{len(doc.text):,}",
+            )
+        )
+    columns = table(("document", "type", "format", "by-type", "meta", "chars"), rows, left=5)
+    return "\n".join([f"Documents ({corpus.name})", columns, *notes])
+
+
+def settings_note(c: LabConfig) -> str:
+    """Size, budget, heading prefixes, reference placement, metadata filters when off, and
+    dense options, in words."""
+    return (
+        f"size {c.size} chars, budget {c.budget} words, headers {on_off(c.headers)}, "
+        f"references {c.refs}{'' if c.filters else ', metadata filters off'}{dense_note(c)}"
+    )
+
+
+def run_table(result: LabResult, corpus: Corpus) -> str:
+    c = result.config
+    questions = corpus.split(c.split)
+    n = len(questions)
+    filtered = sum(1 for q in questions if q.filter)
+    docs = len(corpus.documents)
+    title = (
+        f"{corpus.name}: {f'{docs} documents, ' if docs > 1 else ''}"
+        f"{question_count(n, c.split)}"
+        f"{f' ({filtered} with a metadata filter)' if filtered else ''}, {settings_note(c)}"
+    )
+    without = ("complete w/o filters", "partial w/o filters") if filtered and c.filters else ()
+    untrained = set(untrained_chunkers(corpus, c.chunkers))
+
+    def name(chunker: str) -> str:
+        return f"{chunker} (untrained)" if chunker in untrained else chunker
+
+    metrics = table(
+        (
+            "chunker",
+            "mode",
+            "partial",
+            "complete",
+            "complete 95% CI",
+            "gap",
+            "context words",
+            "chunks",
+            "MRR",
+        )
+        + without,
+        [
+            (
+                name(r.chunker),
+                r.mode,
+                pct(m.partial),
+                pct(m.complete),
+                interval(*m.complete_ci),
+                pct(m.gap),
+                f"{m.mean_context_words:.1f}",
+                f"{m.mean_chunks:.2f}",
+                f"{m.mrr:.3f}",
+            )
+            + ((pct(u.complete), pct(u.partial)) if u is not None else ())
+            for r in result.runs
+            for m, u in [(r.metrics, r.unfiltered_metrics)]
+        ],
+        left=2,
+    )
+    documents = documents_table(corpus, c) + "\n\n" if docs > 1 else ""
+    seen: dict[str, object] = {}
+    for r in result.runs:
+        seen.setdefault(r.chunker, r.index)
+    index = table(
+        (
+            "chunker",
+            "chunks",
+            "mean chars",
+            "max chars",
+            "max delivered",
+            "index/doc",
+            "evidence intact",
+            "heading starts",
+            "over size",
+            "over budget",
+            "long units",
+            "split evidence",
+            "objective",
+        ),
+        [
+            (
+                name(chunker),
+                str(s.chunks),
+                f"{s.mean_chars:.0f}",
+                str(s.max_chars),
+                str(s.max_delivered_chars),
+                f"{s.index_ratio:.2f}",
+                pct(s.evidence_intact),
+                pct(s.heading_starts),
+                str(s.over_size),
+                str(s.over_budget),
+                str(s.long_units),
+                str(s.split_evidence),
+                "-" if s.objective is None else f"{s.objective:.2f}",
+            )
+            for chunker, s in seen.items()
+        ],
+        left=1,
+    )
+    index_title = (
+        f"Index statistics (max delivered: prefix, body and delivered references; over "
+        f"budget: longer than {c.budget} words; long units: sentences longer than L, split)"
+    )
+    top = leaders(result)
+    best = f"Best complete recall {top.summary()}.\n" if top and len(result.runs) > 1 else ""
+    return f"{title}\n\n{metrics}\n{best}\n{documents}{index_title}\n{index}\n"
+
+
+def _nearest(values: Sequence[int], target: int) -> int:
+    return min(values, key=lambda v: (abs(v - target), v))
+
+
+def _pivot(result: SweepResult, axis: str, fixed: str, at: int) -> str:
+    rows = [r for r in result.rows if r[fixed] == at]
+    columns = sorted({r[axis] for r in rows})
+    cells: dict[tuple[str, str], dict[int, str]] = {}
+    for r in rows:
+        cells.setdefault((r["chunker"], r["mode"]), {})[r[axis]] = (
+            f"{100 * r['complete']:.0f}% ({100 * r['partial']:.0f}%)"
+        )
+    return table(
+        ("chunker", "mode", *map(str, columns)),
+        [(chunker, mode, *(by[v] for v in columns)) for (chunker, mode), by in cells.items()],
+        left=2,
+    )
+
+
+def sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) -> str:
+    c = result.config
+    sizes = sorted({r["size"] for r in result.rows})
+    budgets = sorted({r["budget"] for r in result.rows})
+    at_size, at_budget = _nearest(sizes, size), _nearest(budgets, budget)
+    n = len(corpus.split(c.split))
+    by_budget = _pivot(result, "budget", "size", at_size)
+    by_size = _pivot(result, "size", "budget", at_budget)
+    return (
+        f"{corpus.name}: {question_count(n, c.split)}{dense_note(c)}; "
+        "cells are complete (partial) recall\n\n"
+        f"By budget (words) at size {at_size} chars\n{by_budget}\n\n"
+        f"By size (chars) at budget {at_budget} words\n{by_size}\n"
+    )
+
+
+def compare_table(c: Comparison, corpus: Corpus) -> str:
+    n = len(c.questions)
+    changed = "; ".join(map(str, c.differences))
+    rows = [
+        (
+            t.measure,
+            f"{pct(t.a.value)} ({interval(t.a.low, t.a.high)})",
+            f"{pct(t.b.value)} ({interval(t.b.low, t.b.high)})",
+            f"{100 * t.difference:+.1f} ({100 * t.ci[0]:+.0f} to {100 * t.ci[1]:+.0f})",
+            str(t.fixed),
+            str(t.broken),
+            str(t.kept),
+            str(t.failed),
+            p_text(t.p_value),
+        )
+        for t in (c.complete, c.partial)
+    ]
+    summary = table(
+        (
+            "recall",
+            "A (95% CI)",
+            "B (95% CI)",
+            "B - A points (95% CI)",
+            "fixed",
+            "broken",
+            "both pass",
+            "both fail",
+            "p",
+        ),
+        rows,
+        left=1,
+    )
+    questions = table(
+        ("question", "A", "B", "complete", "partial"),
+        [(q.id, q.a, q.b, q.transition, q.partial_transition) for q in c.questions],
+        left=5,
+    )
+    warning = f"Warning: {c.warning}\n" if c.warning else ""
+    untrained = set(untrained_chunkers(corpus, c.a.chunkers + c.b.chunkers))
+
+    def side(config: LabConfig) -> str:
+        return label(config) + (" (untrained)" if config.chunkers[0] in untrained else "")
+
+    return (
+        f"{corpus.name}: {question_count(n, c.a.split)}\n"
+        f"A: {side(c.a)}; {settings_note(c.a)}\nB: {side(c.b)}\n"
+        f"B differs from A in: {changed}\n{warning}\n"
+        f"{summary}\n\n{c.verdict}\n\n"
+        f"Ranking depth, A: {c.depth_a.advice}\nRanking depth, B: {c.depth_b.advice}\n\n"
+        f"{questions}\n"
+    )

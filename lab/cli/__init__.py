@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from ..cluster import ClusterError, DistributedUnavailable, SchedulerUnreachable
 from ..embed import DenseUnavailable
 from ..problems import CorpusError
-from . import bench, compare, runs
+from . import bench, compare, importing, runs
 from .common import Parser, say
 
-COMMANDS = (runs, compare, bench)
+COMMANDS = (runs, compare, bench, importing)
 
 
 def build_parser() -> argparse.ArgumentParser:

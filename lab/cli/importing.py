@@ -81,7 +81,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
             )
         say("note", f"{args.source} reads as {format}")
     options = {"by": args.by} if format == "squad" else {}
-    imported = import_dataset(format, files, _documents(args), **options)
+    imported = import_dataset(format, files, documents_of(args.doc, args.collection), **options)
     for e in imported.problems:
         say("warning", f"{e.question or e.document or args.source}: {e.message}")
     if not imported.questions:
@@ -98,25 +98,26 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _documents(args: argparse.Namespace) -> dict[str, bytes]:
-    """The documents ``--doc`` or ``--collection`` names, by name."""
-    if args.collection is not None:
-        if args.doc:
+def documents_of(paths: list[Path], collection: Path | None) -> dict[str, bytes]:
+    """The documents ``--doc`` paths (by stem) or a ``--collection`` manifest (by its names)
+    give, as their bytes."""
+    if collection is not None:
+        if paths:
             raise ValueError("--collection and --doc exclude each other")
-        if not args.collection.is_file():
-            raise CorpusError(f"No such collection manifest: {args.collection}")
-        base = args.collection.parent
+        if not collection.is_file():
+            raise CorpusError(f"No such collection manifest: {collection}")
+        base = collection.parent
         listed = read_manifest(
-            args.collection.read_bytes(),
+            collection.read_bytes(),
             lambda p: (base / p).read_bytes() if (base / p).is_file() else None,
-            args.collection.name,
+            collection.name,
             questions=False,
         )
         for e in listed.errors:
             say("warning", e.message)
         return {s.name: s.data for s in listed.sources}
     documents = {}
-    for path in args.doc:
+    for path in paths:
         if not path.is_file():
             raise CorpusError(f"No such document file: {path}")
         documents[path.stem] = path.read_bytes()

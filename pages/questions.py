@@ -46,25 +46,28 @@ else:
 editing = st.session_state.get(questions.EDITING)
 st.subheader(f"Edit {editing}" if editing else "Write a question")
 questions.editor_fields(mine)
-st.markdown("**Evidence**")
-questions.marked_evidence(mine)
-questions.find_units(mine)
-questions.paste_evidence(inputs, mine)
-item, missing = questions.edited_item(work)
-if item is None:
-    st.caption(missing)
-else:
-    st.markdown("**How every chunker does on it**")
-    questions.every_chunker(inputs, work, item, settings)
-left, right, _ = st.columns([1, 1, 3])
-left.button(
-    f"Save {editing}" if editing else "Add question",
-    type="primary",
-    disabled=item is None,
-    on_click=questions.keep_item,
-    args=(work, item, inputs),
-)
-right.button("Clear", on_click=questions.clear_editor)
+find, marked = st.columns([3, 2], gap="large")
+with find:
+    questions.find_units(mine)
+    questions.paste_evidence(inputs, mine)
+with marked:
+    st.markdown("**Evidence**")
+    questions.marked_evidence(mine)
+    item, missing = questions.edited_item(work)
+    if item is None:
+        st.caption(missing)
+    else:
+        st.markdown("**How every chunker does on it**")
+        questions.every_chunker(inputs, work, item, settings)
+    row = st.container(horizontal=True)
+    row.button(
+        f"Save {editing}" if editing else "Add question",
+        type="primary",
+        disabled=item is None,
+        on_click=questions.keep_item,
+        args=(work, item, inputs),
+    )
+    row.button("Clear", on_click=questions.clear_editor)
 
 endpoint = question_draft.llm_endpoint()
 if endpoint is not None:
@@ -75,8 +78,8 @@ st.caption(
     "A new corpus with these questions, kept on this server: the sidebar switches to it and the "
     "share link reopens it. Or download the questions, or the whole collection."
 )
-left, middle, right = st.columns(3)
-left.button(
+row = st.container(horizontal=True)
+row.button(
     "Save as a new corpus",
     type="primary",
     icon=":material/save:",
@@ -84,7 +87,7 @@ left.button(
     on_click=question_draft.save,
     args=(inputs, work.items),
 )
-middle.download_button(
+row.download_button(
     "Download QE JSON",
     qe_text(work.items),
     "questions.json",
@@ -92,7 +95,7 @@ middle.download_button(
     icon=":material/download:",
     on_click="ignore",
 )
-right.download_button(
+row.download_button(
     "Download the collection (.zip)",
     lambda: question_draft.collection_zip(inputs, work.items),
     "collection.zip",

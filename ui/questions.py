@@ -87,7 +87,11 @@ def questions_table(work: Draft, mine: Corpus | None, settings) -> None:
     st.dataframe(
         frame,
         hide_index=True,
-        column_config={"question": st.column_config.TextColumn(width="large")},
+        height=min(38 + 35 * len(frame), 318),
+        column_config={
+            "id": st.column_config.TextColumn(pinned=True),
+            "question": st.column_config.TextColumn(width="large", pinned=True),
+        },
     )
     st.caption(
         "The right-hand columns: complete (every evidence span in the context), partial (some) "
@@ -98,22 +102,36 @@ def questions_table(work: Draft, mine: Corpus | None, settings) -> None:
 def table_actions(work: Draft) -> None:
     """Edit, delete, move and undo, on the question picked."""
     ids = [i["id"] for i in work.items]
-    left, right = st.columns([2, 3], vertical_alignment="bottom")
-    picked = left.selectbox(
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    picked = row.selectbox(
         "Question",
         ids,
         key=PICK,
+        width=340,
         format_func=lambda q: (
             f"{q} · {short(next(i['question'] for i in work.items if i['id'] == q), 50)}"
         ),
     )
     k = ids.index(picked) if picked in ids else 0
-    buttons = right.columns(5)
-    buttons[0].button("Edit", on_click=_edit, args=(work, picked), disabled=not ids)
-    buttons[1].button("Delete", on_click=_delete, args=(work, picked), disabled=not ids)
-    buttons[2].button("Move up", on_click=_move, args=(work, k, -1), disabled=k == 0)
-    buttons[3].button("Move down", on_click=_move, args=(work, k, 1), disabled=k >= len(ids) - 1)
-    buttons[4].button("Undo", on_click=undo, args=(work,), disabled=not work.history)
+    row.button("Edit", icon=":material/edit:", on_click=_edit, args=(work, picked))
+    row.button("Delete", icon=":material/delete:", on_click=_delete, args=(work, picked))
+    row.button(
+        "Move up",
+        icon=":material/arrow_upward:",
+        on_click=_move,
+        args=(work, k, -1),
+        disabled=k == 0,
+    )
+    row.button(
+        "Move down",
+        icon=":material/arrow_downward:",
+        on_click=_move,
+        args=(work, k, 1),
+        disabled=k >= len(ids) - 1,
+    )
+    row.button(
+        "Undo", icon=":material/undo:", on_click=undo, args=(work,), disabled=not work.history
+    )
 
 
 def _edit(work: Draft, qid: str) -> None:
@@ -226,17 +244,17 @@ def _remove(k: int) -> None:
 def find_units(mine: Corpus) -> None:
     """Search the documents and click units to mark (or unmark) them as evidence."""
     names = [d.name for d in mine.documents]
-    left, right = st.columns([3, 2])
-    query = left.text_input(
+    search_at, doc_at, page_at = st.columns([4, 2, 1], vertical_alignment="bottom")
+    query = search_at.text_input(
         "Find evidence",
         key=QUERY,
         placeholder='words, or "an exact phrase"',
         help="Units (sentences, list items, table rows) holding every word; a phrase in quotes "
-        "must appear as it is. Leave empty to read a document from the start.",
+        "must appear as it is. Leave empty to read the documents from the start.",
     )
-    doc = 0
+    doc = None
     if len(names) > 1:
-        choice = right.selectbox("In", [ALL_DOCUMENTS, *names], key=DOC)
+        choice = doc_at.selectbox("In", [ALL_DOCUMENTS, *names], key=DOC)
         doc = None if choice == ALL_DOCUMENTS else names.index(choice)
     hits = search(mine, query, doc)
     if not hits:
@@ -246,24 +264,33 @@ def find_units(mine: Corpus) -> None:
     page = 1
     if pages > 1:
         page = int(
-            st.number_input(
-                f"{len(hits):,} units: page (of {pages:,})", 1, pages, key=f"{PAGE}_{query}_{doc}"
-            )
+            page_at.number_input(f"Page of {pages:,}", 1, pages, key=f"{PAGE}_{query}_{doc}")
         )
+    shown = hits[(page - 1) * PER_PAGE : page * PER_PAGE]
+    st.caption(
+        f"{len(hits):,} unit{'s' * (len(hits) != 1)}"
+        + (
+            f", {(page - 1) * PER_PAGE + 1}–{(page - 1) * PER_PAGE + len(shown)} shown"
+            if pages > 1
+            else ""
+        )
+        + ". Click one to mark it as evidence, again to unmark it."
+    )
     marked = {_key(e) for e in _evidence()}
-    for hit in hits[(page - 1) * PER_PAGE : page * PER_PAGE]:
+    group = None
+    for hit in shown:
+        where = " › ".join(p for p in (names[hit.doc] if len(names) > 1 else "", hit.path) if p)
+        if where != group:
+            st.markdown(f"**{md_escape(where or 'Before the first heading')}**")
+            group = where
         key = f"qp_unit_{hit.key}"
         st.session_state[key] = (names[hit.doc], hit.start) in marked
-        where = " › ".join(p for p in (names[hit.doc] if len(names) > 1 else "", hit.path) if p)
-        st.checkbox(
-            md_escape(hit.text),
-            key=key,
-            on_change=_toggle,
-            args=(mine, hit),
-            help=f"{KIND_NAMES[hit.kind]}{' in ' + where if where else ''}",
+        label = (
+            md_escape(hit.text)
+            if hit.kind == "sentence"
+            else f"*{KIND_NAMES[hit.kind]}:* {md_escape(hit.text)}"
         )
-        if where:
-            st.caption(f"{KIND_NAMES[hit.kind]} · {md_escape(where)}")
+        st.checkbox(label, key=key, on_change=_toggle, args=(mine, hit), width="stretch")
 
 
 def _toggle(mine: Corpus, hit: Hit) -> None:

@@ -5,7 +5,7 @@ two documents; saved as a new corpus; every page runs on it; its link reopens it
 from pathlib import Path
 
 import pytest
-from app_support import ALL_PAGES, App, ENTRY, TIMEOUT, open_app
+from app_support import ALL_PAGES, ENTRY, TIMEOUT, App, open_app
 
 pytestmark = pytest.mark.app
 

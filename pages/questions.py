@@ -46,14 +46,12 @@ else:
 editing = st.session_state.get(questions.EDITING)
 st.subheader(f"Edit {editing}" if editing else "Write a question")
 questions.editor_fields(mine)
-find, marked = st.columns([3, 2], gap="large")
-with find:
-    questions.find_units(mine)
-    questions.paste_evidence(inputs, mine)
+marked, verdicts = st.columns(2, gap="large")
 with marked:
     st.markdown("**Evidence**")
     questions.marked_evidence(mine)
-    item, missing = questions.edited_item(work)
+item, missing = questions.edited_item(work)
+with verdicts:
     if item is None:
         st.caption(missing)
     else:
@@ -68,6 +66,8 @@ with marked:
         args=(work, item, inputs),
     )
     row.button("Clear", on_click=questions.clear_editor)
+questions.find_units(mine)
+questions.paste_evidence(inputs, mine)
 
 endpoint = question_draft.llm_endpoint()
 if endpoint is not None:

@@ -118,7 +118,7 @@ def test_delete_reorder_and_undo_change_the_draft_not_the_bundled_corpus():
     assert at.subheader[0].value == "25 questions"
     button(at, "Delete").click().run()
     assert at.subheader[0].value == "24 questions"
-    button(at, "Move down").click().run()
+    button(at, "Down").click().run()
     assert list(at.dataframe[0].value["id"])[:2] == ["q03", "q02"]
     button(at, "Undo").click().run()
     button(at, "Undo").click().run()

@@ -116,14 +116,14 @@ def table_actions(work: Draft) -> None:
     row.button("Edit", icon=":material/edit:", on_click=_edit, args=(work, picked))
     row.button("Delete", icon=":material/delete:", on_click=_delete, args=(work, picked))
     row.button(
-        "Move up",
+        "Up",
         icon=":material/arrow_upward:",
         on_click=_move,
         args=(work, k, -1),
         disabled=k == 0,
     )
     row.button(
-        "Move down",
+        "Down",
         icon=":material/arrow_downward:",
         on_click=_move,
         args=(work, k, 1),
@@ -244,7 +244,7 @@ def _remove(k: int) -> None:
 def find_units(mine: Corpus) -> None:
     """Search the documents and click units to mark (or unmark) them as evidence."""
     names = [d.name for d in mine.documents]
-    search_at, doc_at, page_at = st.columns([4, 2, 1], vertical_alignment="bottom")
+    search_at, doc_at, page_at = st.columns([3, 2, 1], vertical_alignment="bottom")
     query = search_at.text_input(
         "Find evidence",
         key=QUERY,

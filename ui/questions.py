@@ -34,7 +34,6 @@ TEXT, SPLIT, FILTER, QUERY, DOC, PASTE, PAGE = (
 PICK = "qp_pick"  # the question the table's actions apply to
 PER_PAGE = 12
 ALL_DOCUMENTS = "All documents"
-VERDICT_MARK = {"complete": "complete", "partial": "partial", "miss": "miss"}
 
 
 def _evidence() -> list[dict]:
@@ -381,7 +380,7 @@ def every_chunker(inputs, work: Draft, item: dict, settings) -> None:
     rows: dict[str, dict] = {}
     for run in result.runs:
         verdict = next(q.verdict for q in run.questions if q.id == item["id"])
-        rows.setdefault(run.chunker, {"chunker": run.chunker})[run.mode] = VERDICT_MARK[verdict]
+        rows.setdefault(run.chunker, {"chunker": run.chunker})[run.mode] = verdict
     st.dataframe(pd.DataFrame(list(rows.values())), hide_index=True)
     st.caption(
         f"Every chunker on this question at L = {settings.size} characters and a budget of "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -53,13 +53,6 @@ def named(files: Mapping[str, bytes], *names: str) -> str | None:
     wanted = {n.lower() for n in names}
     found = [p for p in files if PurePosixPath(p).name.lower() in wanted]
     return min(found, key=lambda p: (p.count("/"), p)) if found else None
-
-
-def summary(problems: Sequence[InputError], limit: int = 5) -> str:
-    """The ids of questions ``problems`` name, at most ``limit`` of them, in words."""
-    ids = list(dict.fromkeys(p.question for p in problems if p.question))
-    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
-    return ", ".join(ids[:limit]) + more
 
 
 def json_of(text: str, path: str) -> object:

@@ -56,6 +56,7 @@ def write(at: App, question: str, marks: list) -> None:
     button(at, "Add question").click().run()
     assert not at.exception
     assert any(s.value.startswith("Added") for s in at.success), [e.value for e in at.error]
+    assert at.text_input(key="qp_text").value == ""  # the editor is ready for the next one
 
 
 def test_five_questions_written_in_the_app_run_everywhere_and_their_link_reopens_them():

@@ -169,8 +169,9 @@ def undo(work: Draft) -> None:
 
 
 def clear_editor() -> None:
-    for key in (EDITING, TEXT, FILTER, PASTE):
-        st.session_state.pop(key, None)
+    st.session_state.pop(EDITING, None)
+    for key in (TEXT, FILTER, PASTE):
+        st.session_state[key] = ""
     st.session_state[EVIDENCE] = []
     st.session_state[SPLIT] = "test"
 

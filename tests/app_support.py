@@ -23,7 +23,8 @@ ALL_PAGES = (
     "pages/compare.py",
     "pages/question_drilldown.py",
     "pages/chunk_graph.py",
-    "pages/your_corpus.py",
+    "pages/questions.py",
+    "pages/your_corpus.py",  # last: a test goes on from it to load a corpus
 )
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [  # headless Chromium on a server: no sandbox, GPU or background traffic

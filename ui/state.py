@@ -256,7 +256,12 @@ def _question_picker(questions: Sequence[Question], first_run: bool) -> str | No
     if given and given[-1] in ids:
         st.session_state["question"] = given[-1]
     elif st.session_state.get("question") not in ids:  # a question of another split or corpus
-        st.session_state.pop("question", None)
+        # Set, not dropped: a value set here is sent to the browser's box, while a dropped one
+        # leaves the old question's label showing there until a refresh.
+        if ids:
+            st.session_state["question"] = ids[0]
+        else:
+            st.session_state.pop("question", None)
     labels = {q.id: question_label(q.id, q.question) for q in questions}
     question = st.selectbox(
         "Question",

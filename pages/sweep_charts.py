@@ -21,8 +21,8 @@ st.caption(
     f"{settings.split} questions · budgets {', '.join(map(str, budgets))} words · sizes "
     f"{', '.join(map(str, sizes))} characters · {draw.REFS_NOTE[settings.refs]}. One panel per "
     "chunker, a colour per retrieval mode; solid lines: complete recall, its 95% interval "
-    "shaded; dashed: partial. A thin line inside a wide one: equal recall. A red ✕ marks a point "
-    f"where {sweeps.NO_FIT}." + state.retrieval_note(settings, " Retrieval: ")
+    "shaded; dashed: partial. A thin line inside a wide one: equal recall."
+    + state.retrieval_note(settings, " Retrieval: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
@@ -35,11 +35,14 @@ rows = cache.sweep_rows(
     settings.config,
     budgets,
     sizes,
-    progress=lambda done, total: bar.progress(done / total, text=f"Sweeping… {done} of {total}"),
+    progress=lambda done, total, what: bar.progress(
+        done / total, text=f"Sweeping: {what}… ({done} of {total} done)" if what else "Drawing…"
+    ),
 )
 bar.empty()
 frame = pd.DataFrame(rows)
 grid = f"sweep {settings.config!r} {budgets} {sizes}"  # everything the sweep's views depend on
+modes = sweeps.modes_drawn(settings.modes)
 
 lines = (
     ("budget", "size", settings.size, f"Recall against budget (L = {settings.size})"),
@@ -48,14 +51,32 @@ lines = (
 for x, held, value, title in lines:
     st.subheader(title)
     part = frame[frame[held] == value]
-    data = cache.view(corpus, (grid, x), sweeps.sweep_data, part, settings.modes)
-    template = cache.spec(sweeps.sweep_lines, x, settings.chunkers, settings.modes)
-    draw.chart(template, stretch=False, rows=data)
+    data = cache.view(corpus, (grid, x, modes), sweeps.sweep_data, part, modes)
+    st.html(sweeps.key_html(modes))
+    sweeps.panels(
+        [
+            (cache.spec(sweeps.sweep_panel, x, c, modes), data[data["chunker"] == c])
+            for c in settings.chunkers
+        ]
+    )
 
 st.subheader("Budget × size")
 measure = choices.page_selectbox("Heatmap shows", ["complete", "partial"], key="heat")
 data = cache.view(corpus, (grid, measure), sweeps.heatmap_data, frame, measure)
-draw.chart(cache.spec(sweeps.sweep_heatmap, measure, settings.chunkers), stretch=False, rows=data)
+st.caption(
+    f"Columns: budget (words); rows: chunk size L (characters). Each cell: {measure} recall in "
+    f"percent; ✕: {sweeps.NO_FIT}."
+)
+sweeps.panels(
+    [
+        (
+            cache.spec(sweeps.heatmap_panel, measure, c, m),
+            data[(data["chunker"] == c) & (data["mode"] == m)],
+        )
+        for c in settings.chunkers
+        for m in modes
+    ]
+)
 
 st.subheader("Export")
 draw.downloads(

@@ -8,8 +8,8 @@ import pytest
 from app_support import PAGES, open_app
 
 from lab import (
-    CHUNKERS,
     LEXICAL_MODES,
+    MODES,
     LabConfig,
     build_corpus,
     build_index,
@@ -18,7 +18,7 @@ from lab import (
     sweep,
 )
 from lab import compare as compare_configs
-from ui import compare, draw, overview, recall, sweeps
+from ui import cache, compare, draw, overview, recall, sweeps
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import chunker_options
 
@@ -149,9 +149,9 @@ def test_every_chart_template_is_a_valid_vega_lite_spec():
         recall.recall_chart(),
         recall.verdict_matrix(),
         alt.LayerChart.from_dict(overview.boundary_strip(), validate=True),
-        sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES),
-        sweeps.sweep_lines("size", ("structure",), ("graph",)),
-        sweeps.sweep_heatmap("partial", tuple(CHUNKERS)),
+        sweeps.sweep_panel("budget", "fixed", LEXICAL_MODES),
+        sweeps.sweep_panel("size", "structure", ("graph",)),
+        sweeps.heatmap_panel("partial", "structure", "flat"),
         compare.recall_chart(),
     ]
     for chart in templates:
@@ -170,11 +170,11 @@ def test_chart_data_fill_the_named_datasets_of_their_templates(handbook):
         (recall.verdict_matrix(), {"rows": recall.verdict_data(result, handbook)}),
         (overview.boundary_strip(), overview.strip_data(index, 0, 120)),
         (
-            sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES),
+            sweeps.sweep_panel("budget", "fixed", LEXICAL_MODES),
             {"rows": sweeps.sweep_data(frame, LEXICAL_MODES)},
         ),
         (
-            sweeps.sweep_heatmap("complete", tuple(CHUNKERS)),
+            sweeps.heatmap_panel("complete", "fixed", "flat"),
             {"rows": sweeps.heatmap_data(frame, "complete")},
         ),
         (compare.recall_chart(), {"rows": compare.recall_data(flat_vs_graph)}),
@@ -440,14 +440,15 @@ def _legends(spec) -> set[tuple[str, str]]:
     return found
 
 
-def test_sweep_lines_give_each_chunker_a_tall_panel_under_one_legend():
-    spec = sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES).to_dict()
-    assert spec["facet"]["field"] == "chunker" and spec["columns"] == 3
-    assert spec["spec"]["height"] >= 200 and spec["spec"]["width"] >= 250
-    # colour and dash encode the same field, so Vega-Lite draws one legend whose entries show
-    # both: "flat · complete" solid blue, "flat · partial" dashed blue, ...
-    assert _legends(spec) == {("color", "line"), ("strokeDash", "line")}
-    lines = next(layer for layer in spec["spec"]["layer"] if _mark(layer) == "line")
+def test_sweep_panels_have_a_fixed_size_and_one_key_above_them():
+    """Issue 21, item 3: one chart per chunker, of a fixed size, so that a row of them wraps at
+    the width there is instead of one wide chart scrolling sideways at 1280 px."""
+    spec = sweeps.sweep_panel("budget", "structure", LEXICAL_MODES).to_dict()
+    assert "facet" not in spec and spec["autosize"] == {"type": "pad"}
+    assert spec["title"]["text"] == "structure"
+    assert spec["height"] >= 180 and 180 <= spec["width"] <= 240  # three fit 820 px with axes
+    assert _legends(spec) == set()  # the key is drawn once, above the panels
+    lines = next(layer for layer in spec["layer"] if _mark(layer) == "line")
     dash = lines["encoding"]["strokeDash"]["scale"]
     assert dash["domain"] == [
         "flat · complete",
@@ -456,11 +457,33 @@ def test_sweep_lines_give_each_chunker_a_tall_panel_under_one_legend():
         "graph · partial",
     ]
     assert dash["range"][0] == [1, 0] and dash["range"][1] != [1, 0]
+    key = sweeps.key_html(LEXICAL_MODES)
+    assert [n in key for n in dash["domain"]] == [True] * 4
+    assert "dashed #e8590c" in key and "solid #1c7ed6" in key
+
+
+def test_more_than_two_modes_are_drawn_a_family_at_a_time():
+    """Issue 21, item 5: with dense on, eight lines and four bands in a panel cannot be read; a
+    panel draws at most two modes, a family at a time."""
+    assert sweeps.mode_groups(("flat", "graph")) == {"chosen": ("flat", "graph")}
+    assert sweeps.mode_groups(("flat", "dense")) == {"chosen": ("flat", "dense")}
+    assert sweeps.mode_groups(MODES) == {
+        "lexical": ("flat", "graph"),
+        "embedding": ("dense", "hybrid"),
+    }
+    assert sweeps.mode_groups(("graph", "dense", "hybrid")) == {
+        "lexical": ("graph",),
+        "embedding": ("dense", "hybrid"),
+    }
+    for modes in (MODES, ("flat", "dense", "hybrid")):
+        groups = sweeps.mode_groups(modes).values()
+        assert sorted(m for g in groups for m in g) == sorted(modes)  # every mode in one
+        assert max(map(len, groups)) <= 2
 
 
 def test_equal_sweep_lines_stay_visible():
-    spec = sweeps.sweep_lines("size", ("structure",), LEXICAL_MODES).to_dict()
-    lines = next(layer for layer in spec["spec"]["layer"] if _mark(layer) == "line")
+    spec = sweeps.sweep_panel("size", "structure", LEXICAL_MODES).to_dict()
+    lines = next(layer for layer in spec["layer"] if _mark(layer) == "line")
     scale = lines["encoding"]["strokeWidth"]["scale"]
     widths = dict(zip(scale["domain"], scale["range"], strict=True))
     # graph is drawn thinner on top of flat: equal lines show a thin line inside a wide one
@@ -479,9 +502,28 @@ def test_sweep_bands_are_the_wilson_intervals(handbook):
     )
     band = next(
         layer
-        for layer in sweeps.sweep_lines("budget", ("structure",), LEXICAL_MODES).to_dict()["spec"][
-            "layer"
-        ]
+        for layer in sweeps.sweep_panel("budget", "structure", LEXICAL_MODES).to_dict()["layer"]
         if _mark(layer) == "area"
     )
     assert (band["encoding"]["y"]["field"], band["encoding"]["y2"]["field"]) == ("low", "high")
+
+
+def test_a_sweep_names_each_step_it_computes_and_computes_none_once_cached(handbook):
+    """Issue 21, item 5: chunking, embedding and ranking one chunker at one size is the slow part
+    of a sweep: each such step is cached, and the progress bar names the one being computed."""
+    config = LabConfig(chunkers=("structure", "fixed"))
+    calls = []
+    first = cache.sweep_rows(handbook, config, (47,), (250, 450), lambda *call: calls.append(call))
+    assert calls == [
+        (0, 4, "chunking and ranking structure at L = 250"),
+        (1, 4, "chunking and ranking fixed at L = 250"),
+        (2, 4, "chunking and ranking structure at L = 450"),
+        (3, 4, "chunking and ranking fixed at L = 450"),
+        (4, 4, ""),
+    ]
+    calls.clear()
+    again = cache.sweep_rows(handbook, config, (47,), (250, 450), lambda *call: calls.append(call))
+    assert calls == [(4, 4, "")] and again == first
+    assert {(r["chunker"], r["size"], r["budget"]) for r in first} == {
+        (c, s, 47) for c in ("structure", "fixed") for s in (250, 450)
+    }

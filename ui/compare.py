@@ -282,7 +282,7 @@ def recall_chart() -> alt.LayerChart:
     )
     whiskers = alt.Chart().mark_rule(strokeWidth=2).encode(x="low:Q", x2="high:Q", y=y, color=color)
     dots = alt.Chart().mark_circle(size=110, opacity=1).encode(x=x, y=y, color=color)
-    labels = alt.Chart().mark_text(dy=-11, fontSize=11).encode(x=x, y=y, text="label:N")
+    labels = alt.Chart().mark_text(dy=-13, fontSize=13).encode(x=x, y=y, text="label:N")
     return (
         alt.layer(whiskers, dots, labels)
         .properties(width=560, height=alt.Step(30))

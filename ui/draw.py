@@ -25,6 +25,16 @@ MEASURE_COLORS = {"partial": "#a5d8ff", "complete": "#1971c2"}
 # strip, on the page that opens first, which need not import Altair).
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 MODE_COLORS = {"flat": "#1c7ed6", "graph": "#e8590c", "dense": "#2f9e44", "hybrid": "#9c36b5"}
+# Chart text for a projector: Vega-Lite's defaults (10-11 px) cannot be read from the back of a
+# meeting room. No chart text is smaller than MIN_FONT pixels.
+MIN_FONT = 12
+CHART_TEXT = {
+    "axis": {"labelFontSize": 13, "titleFontSize": 13},
+    "legend": {"labelFontSize": 13, "titleFontSize": 13},
+    "header": {"labelFontSize": 14, "titleFontSize": 14},
+    "title": {"fontSize": 15},
+    "text": {"fontSize": 13},
+}
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
 # Streamlit's markdown turns web and e-mail addresses in plain text into links (GitHub's
@@ -92,10 +102,18 @@ def config_order(chunkers: Sequence[str], modes: Sequence[str]) -> list[str]:
     return [config_label(c, m) for c in chunkers for m in modes]
 
 
+def readable(spec: dict) -> dict:
+    """``spec`` with the projector's text sizes (:data:`CHART_TEXT`) in its config; what the
+    chart's own config says wins."""
+    config = spec.get("config", {})
+    text = {part: {**sizes, **config.get(part, {})} for part, sizes in CHART_TEXT.items()}
+    return {**spec, "config": {**config, **text}}
+
+
 def chart(template: dict, *, stretch: bool = True, **datasets: pd.DataFrame) -> None:
     """Show a chart template (``cache.spec``) with this run's data in its named datasets."""
     spec = {**template, "datasets": {**template.get("datasets", {}), **datasets}}
-    st.vega_lite_chart(spec=spec, width="stretch" if stretch else "content")
+    st.vega_lite_chart(spec=readable(spec), width="stretch" if stretch else "content")
 
 
 def percent(label: str, color: str, help: str) -> st.column_config.ProgressColumn:

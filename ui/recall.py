@@ -183,7 +183,7 @@ def recall_chart() -> alt.LayerChart:
     )
     labels = (
         alt.Chart()
-        .mark_text(align="left", dx=4, fontSize=11, color="#343a40")
+        .mark_text(align="left", dx=4, fontSize=13, color="#343a40")
         .encode(x="high:Q", y=y, yOffset=offset, text="label:N")
     )
     return alt.layer(bars, whiskers, labels, data=alt.Data(name="rows")).properties(

@@ -427,6 +427,18 @@ def test_a_link_to_a_corpus_the_server_no_longer_keeps_says_so(app_folders):
     assert "corpus_id" not in fresh.query_params
 
 
+def test_a_link_to_a_lost_corpus_says_so_once_not_also_about_its_question(app_folders):
+    """Issue 21, item 13: the question the link names belongs to the corpus it could not open;
+    one notice says what happened, not a second "Ignored question=h1"."""
+    at = type_corpus(app_on(CORPUS), DOCUMENT.replace("ten", "twelve"), json.dumps(QUESTIONS))
+    digest = at.session_state["settings"].corpus_id
+    (app_folders["CHUNKING_LAB_STORE"] / f"{digest}.json").unlink()
+    fresh = app_on(DRILL, corpus="your corpus", corpus_id=digest, question="h1")
+    (notice,) = fresh.warning
+    assert "no longer kept on this server" in notice.value
+    assert fresh.session_state["settings"].question == "q04"  # the handbook's first
+
+
 @pytest.mark.parametrize("digest", ["../../etc/passwd", "/etc/passwd", "0" * 64, "abc"])
 def test_a_corpus_id_that_is_no_digest_is_ignored(digest):
     at = app_on(CORPUS, corpus="your corpus", corpus_id=digest)

@@ -1,5 +1,6 @@
 """AppTest of the index overview, recall tables and sweep charts pages, and their drawings."""
 
+import json
 import re
 
 import altair as alt
@@ -527,3 +528,44 @@ def test_a_sweep_names_each_step_it_computes_and_computes_none_once_cached(handb
     assert {(r["chunker"], r["size"], r["budget"]) for r in first} == {
         (c, s, 47) for c in ("structure", "fixed") for s in (250, 450)
     }
+
+
+def _font_sizes(spec) -> list[tuple[str, float]]:
+    """Every font size a Vega-Lite spec sets, with its key."""
+    found = []
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key.lower().endswith("fontsize") and isinstance(value, int | float):
+                found.append((key, value))
+            else:
+                found += _font_sizes(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found += _font_sizes(value)
+    return found
+
+
+@pytest.mark.parametrize("page", [*PAGES, "pages/compare.py", "pages/chunk_graph.py"])
+def test_chart_text_is_readable_on_a_projector(page):
+    """Issue 21, item 13: chart and heatmap text was 9-11 px. Every chart a page draws sets its
+    axis, legend, header and text sizes, none below 12 px."""
+    app = open_app(page, question="q07")
+    charts = [json.loads(e.proto.spec) for e in app.get("vega_lite_chart")]
+    assert charts, page
+    for spec in charts:
+        config = spec["config"]
+        for part, key in (
+            ("axis", "labelFontSize"),
+            ("legend", "labelFontSize"),
+            ("text", "fontSize"),
+        ):
+            assert config[part][key] >= draw.MIN_FONT
+        small = [(k, v) for k, v in _font_sizes(spec) if v < draw.MIN_FONT]
+        assert not small, (page, small)
+
+
+def test_the_share_link_says_how_to_copy_it_without_naming_a_hidden_button():
+    """Issue 21, item 13: the copy button of a code block shows only while pointed at."""
+    app = open_app()
+    (caption,) = [c.value for c in app.sidebar.caption if "settings included" in c.value]
+    assert "Point at the link for its copy button" in caption and "at its right" not in caption

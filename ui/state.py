@@ -235,7 +235,8 @@ def sidebar() -> Settings:
         rerank_problem=choice.rerank_problem,
     )
     if first_run:  # a corpus the link names but the store lost is said once, not twice
-        checked = {k: v for k, v in url.items() if not (reopened and k == "corpus")}
+        lost = {"corpus", "question"} if reopened else set()  # the question was the lost one's
+        checked = {k: v for k, v in url.items() if k not in lost}
         st.session_state[NOTICES_KEY] = (
             ([reopened] if reopened else [])
             + url_notices(checked, settings, choice.available, fixes=fixes)
@@ -359,7 +360,10 @@ def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:
     syntax highlighter, which a closed popover defers to the first click (the first page draws
     sooner)."""
     with slot.container(), st.popover("Share link", icon=":material/link:", width="stretch"):
-        st.caption("This view, settings included: copy it with the button at its right.")
+        st.caption(
+            "This view, settings included. Point at the link for its copy button, or select it "
+            "and copy."
+        )
         st.code(share_link(settings, page.url_path), language=None, wrap_lines=True)
 
 

@@ -56,7 +56,11 @@ DOCUMENT_COLUMNS = {
         "Type from",
         help="given: the manifest (or --type) says so; inferred: read from its structure.",
     ),
-    "format": st.column_config.TextColumn("Format"),
+    "format": st.column_config.TextColumn(
+        "Read as",
+        help="The reader the lab parsed this document with, chosen by its name's extension or "
+        "its opening text.",
+    ),
     "meta": st.column_config.TextColumn("Metadata", help="What question filters match against."),
     "by-type": st.column_config.TextColumn(
         "Policy (by-type)", help="The chunker the collection's policy gives this type."

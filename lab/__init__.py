@@ -9,6 +9,7 @@ configurations. No UI code here.
 """
 
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
+from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
 from .cluster import connect as connect_cluster
 from .collection import (
@@ -71,6 +72,7 @@ from .run import (
     untrained_chunkers,
 )
 from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
+from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
     "CHUNKERS",
@@ -142,4 +144,8 @@ __all__ = [
     "sweep_cell",
     "wilson_interval",
     "untrained_chunkers",
+    "parents_over_budget",
+    "TRAINING_SPLITS",
+    "scored_on_training",
+    "training_warning",
 ]

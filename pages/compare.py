@@ -8,7 +8,7 @@ import json
 
 import streamlit as st
 
-from lab import question_count
+from lab import question_count, scored_on_training
 from ui import cache, compare, draw, state
 
 settings = state.current()
@@ -28,13 +28,15 @@ if not corpus.split(settings.split):
 
 a = compare.choose_a(settings)
 b = compare.edit_b(a)
-draw.untrained_notice(corpus, tuple(dict.fromkeys(a.chunkers + b.chunkers)))
+draw.training_notices(corpus, settings.split, tuple(dict.fromkeys(a.chunkers + b.chunkers)))
 if a.config == b.config:
     st.info("B is the same as A: change one of B's settings to compare.", icon=":material/info:")
     st.stop()
 
 result = cache.comparison(corpus, a.config, b.config)
-compare.differences_note(result)
+compare.differences_note(
+    result, scored_on_training(corpus, settings.split, a.chunkers + b.chunkers)
+)
 compare.summary(result)
 draw.chart(cache.spec(compare.recall_chart), stretch=False, rows=compare.recall_data(result))
 

@@ -35,7 +35,8 @@ st.caption(
     "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")
 )
-draw.untrained_notice(corpus, settings.chunkers)
+draw.training_notices(corpus, settings.split, settings.chunkers)
+cache.parents_notice(corpus, settings.config)
 st.dataframe(overview.index_table(result), column_config=overview.INDEX_COLUMNS, hide_index=True)
 
 st.subheader("Boundary map")

@@ -26,7 +26,8 @@ if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-draw.untrained_notice(corpus, settings.chunkers)
+draw.training_notices(corpus, settings.split, settings.chunkers)
+cache.parents_notice(corpus, settings.config)
 recall.headline(result)
 st.dataframe(table, column_config=recall.RECALL_COLUMNS, hide_index=True)
 draw.chart(cache.spec(recall.recall_chart), rows=recall.recall_data(table))

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lab import DEFAULT_BUDGETS, DEFAULT_SIZES
+from lab import DEFAULT_BUDGETS, DEFAULT_SIZES, scored_on_training
 from ui import cache, choices, draw, state, sweeps
 
 settings = state.current()
@@ -28,7 +28,7 @@ if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-draw.untrained_notice(corpus, settings.chunkers)
+draw.training_notices(corpus, settings.split, settings.chunkers)
 bar = st.progress(0.0, text="Sweeping…")
 rows = cache.sweep_rows(
     corpus,
@@ -43,6 +43,7 @@ bar.empty()
 frame = pd.DataFrame(rows)
 grid = f"sweep {settings.config!r} {budgets} {sizes}"  # everything the sweep's views depend on
 modes = sweeps.modes_drawn(settings.modes)
+trained = scored_on_training(corpus, settings.split, settings.chunkers)
 
 lines = (
     ("budget", "size", settings.size, f"Recall against budget (L = {settings.size})"),
@@ -55,7 +56,7 @@ for x, held, value, title in lines:
     st.html(sweeps.key_html(modes))
     sweeps.panels(
         [
-            (cache.spec(sweeps.sweep_panel, x, c, modes), data[data["chunker"] == c])
+            (cache.spec(sweeps.sweep_panel, x, c, modes, c in trained), data[data["chunker"] == c])
             for c in settings.chunkers
         ]
     )

@@ -569,3 +569,41 @@ def test_the_share_link_says_how_to_copy_it_without_naming_a_hidden_button():
     app = open_app()
     (caption,) = [c.value for c in app.sidebar.caption if "settings included" in c.value]
     assert "Point at the link for its copy button" in caption and "at its right" not in caption
+
+
+@pytest.mark.parametrize("page", [*PAGES, "pages/compare.py", "pages/question_drilldown.py"])
+def test_split_all_warns_that_the_qes_chunkers_are_scored_on_their_training_data(page):
+    """Issue 21, item 17: on every page, --split all's rows of qes-dp and qes-greedy are marked
+    as scored on training data, with a warning saying why."""
+    one = {"a_chunker": "qes-dp"} if page == "pages/compare.py" else {}  # A: one chunker
+    app = open_app(page, split="all", chunker=["structure", "qes-dp", "qes-greedy"], **one)
+    assert not app.exception
+    (warned,) = [w.value for w in app.warning if "train questions, which the all split" in w.value]
+    assert ("qes\\-dp learns" if one else "qes\\-dp and qes\\-greedy learn") in warned
+    if one:
+        marked = "qes\\-dp · flat \\(scored on training data\\)"  # as md_escape writes it
+        assert any(marked in m.value for m in app.markdown)
+    if page == "pages/recall_tables.py":
+        table = app.dataframe[0].value
+        assert dict(zip(table["configuration"], table["note"], strict=True)) == {
+            "structure · flat": "",
+            "structure · graph": "",
+            "qes-dp · flat": "scored on training data",
+            "qes-dp · graph": "scored on training data",
+            "qes-greedy · flat": "scored on training data",
+            "qes-greedy · graph": "scored on training data",
+        }
+    if page == "pages/index_overview.py":
+        labels = app.dataframe[0].value["label"].tolist()
+        assert [lab.endswith("(scored on training data)") for lab in labels] == [False, True, True]
+    test = open_app(page, chunker=["structure", "qes-dp", "qes-greedy"])
+    assert not any("training data" in w.value for w in test.warning)
+
+
+def test_parent_child_warns_before_the_results_when_its_parents_cannot_fit():
+    """Issue 21, item 16: at 60 words many of parent-child's parents (up to 2 L) never fit."""
+    app = open_app("pages/recall_tables.py", chunker="parent-child", budget="60")
+    (warned,) = [w.value for w in app.warning if "parent\\-child" in w.value]
+    assert "can never be retrieved" in warned and "60\\-word budget" in warned
+    roomy = open_app("pages/recall_tables.py", chunker="parent-child", budget="400")
+    assert not any("parent\\-child" in w.value for w in roomy.warning)

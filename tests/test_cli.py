@@ -679,3 +679,35 @@ def test_bench_names_an_unknown_script(capfd):
     _, err = capfd.readouterr()
     assert code != 0
     assert "no benchmark named nothing" in err
+
+
+def test_split_all_warns_and_marks_the_qes_rows_as_scored_on_training_data(capsys):
+    """Issue 21, item 17: qes-dp and qes-greedy learn from the train questions; --split all
+    scores them on those same questions, so the CLI says so and marks their rows."""
+    code, out, err = run_cli(capsys, "run", "--split", "all")
+    assert code == 0
+    assert "qes-dp and qes-greedy learn from the 12 train questions" in err
+    rows = [line.split()[0:5] for line in out.splitlines()]
+    marked = {r[0] for r in rows if r[1:5] == ["(scored", "on", "training", "data)"]}
+    assert marked == {"qes-dp", "qes-greedy"}
+    data = run_json(capsys, "--split", "all")
+    flagged = {r["chunker"] for r in data["runs"] if r.get("scored_on_training_data")}
+    assert flagged == {"qes-dp", "qes-greedy"}
+    code, out, err = run_cli(capsys, "run")  # the test split: nothing to say
+    assert "training data" not in err + out
+    assert not any("scored_on_training_data" in r for r in run_json(capsys)["runs"])
+
+
+def test_parent_child_says_up_front_when_its_parents_cannot_fit_the_budget(capsys):
+    """Issue 21, item 16: a parent spans up to 2 L characters, more words than a small budget
+    holds; chunks that can never be retrieved are reported before the results."""
+    code, out, err = run_cli(capsys, "run", "--chunker", "parent-child", "--budget", "60")
+    assert code == 0
+    (line,) = [w for w in err.splitlines() if "parent-child:" in w]
+    stats = run_json(capsys, "--chunker", "parent-child", "--budget", "60")["runs"][0]
+    over, chunks = stats["index"]["over_budget"], stats["index"]["chunks"]
+    assert over > 0
+    assert f"{over} of its {chunks} chunks deliver a parent longer than the 60-word budget" in line
+    assert "2 L = 900 characters" in line
+    code, out, err = run_cli(capsys, "run", "--chunker", "parent-child", "--budget", "400")
+    assert "parent-child:" not in err

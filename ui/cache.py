@@ -34,6 +34,7 @@ from lab import (
     compare,
     load_collection,
     load_corpus,
+    parents_over_budget,
     run_lab,
     sweep,
 )
@@ -314,6 +315,21 @@ def comparison(of: Corpus, a: LabConfig, b: LabConfig) -> Comparison:
 def index(of: Corpus, config: LabConfig, chunker: str) -> Index:
     """The index ``chunker`` builds over the corpus with the configuration's size and toggles."""
     return workbench(of).index(of, config, chunker)
+
+
+PARENT_CHILD = "parent-child"
+
+
+def parents_notice(of: Corpus, config: LabConfig) -> None:
+    """Warn, before the results, when parent-child delivers parents longer than the budget:
+    those chunks can never be retrieved (a parent spans up to 2 L)."""
+    if PARENT_CHILD not in config.chunkers:
+        return
+    problem = parents_over_budget(
+        index(of, config, PARENT_CHILD).chunks, config.size, config.budget
+    )
+    if problem:
+        st.warning(md_escape(problem), icon=":material/crop_free:")
 
 
 def sweep_rows(

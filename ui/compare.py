@@ -9,6 +9,7 @@ when the sidebar changes, so a link carries only what B changes (``?b_mode=graph
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from urllib.parse import urlencode
 
@@ -20,7 +21,7 @@ from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, embed
 
 from . import cache, choices, link_notices, models, state
 from . import dense as dense_group
-from .draw import MEASURE_COLORS, config_label, md_escape
+from .draw import MEASURE_COLORS, ON_TRAINING, config_label, md_escape
 
 PREFIX = "b_"
 FOLLOWED = "compare_b_followed"  # B's defaults (A's values) of the previous run
@@ -196,13 +197,16 @@ def _models_for_b(dense: bool, rerank: bool, a: state.Settings) -> dict[str, str
     return {"rerank_source": source.folder, "rerank_problem": source.problem}
 
 
-def differences_note(c: Comparison) -> None:
-    """Which settings B changes, and a warning when it changes more than one."""
+def differences_note(c: Comparison, on_training: Collection[str] = ()) -> None:
+    """Which settings B changes, and a warning when it changes more than one; a side whose
+    chunker is in ``on_training`` is marked as scored on its training data."""
+
+    def side(config) -> str:
+        mark = f" ({ON_TRAINING})" if config.chunkers[0] in on_training else ""
+        return md_escape(config_label(config.chunkers[0], config.modes[0]) + mark)
+
     changed = "; ".join(md_escape(str(d)) for d in c.differences)
-    st.markdown(
-        f"**A** {md_escape(config_label(c.a.chunkers[0], c.a.modes[0]))} · "
-        f"**B** {md_escape(config_label(c.b.chunkers[0], c.b.modes[0]))} · B changes: {changed}"
-    )
+    st.markdown(f"**A** {side(c.a)} · **B** {side(c.b)} · B changes: {changed}")
     if c.warning:
         st.warning(md_escape(c.warning), icon=":material/call_split:")
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from lab import Corpus, untrained_chunkers
+from lab import TRAINING_SPLITS, Corpus, LabResult, training_warning, untrained_chunkers
 
 if TYPE_CHECKING:  # pandas comes with the first table or chart, not with the sidebar
     import pandas as pd
@@ -78,6 +78,23 @@ REFS_NOTE = {  # what each reference placement means, for captions
     "off": "references off",
 }
 UNTRAINED = "untrained: no train questions"
+ON_TRAINING = "scored on training data"
+
+
+def training_notices(corpus: Corpus, split: str, chunkers: Sequence[str]) -> None:
+    """Warn when a supervised chunker has no train question to learn from in this corpus, or
+    when the split scores it on the train questions it learned from."""
+    untrained_notice(corpus, chunkers)
+    warning = training_warning(corpus, split, chunkers)
+    if warning:
+        st.warning(md_escape(warning), icon=":material/school:")
+
+
+def on_training(result: LabResult) -> set[str]:
+    """The chunkers of ``result`` scored on the train questions they learned from."""
+    if result.config.split not in TRAINING_SPLITS:
+        return set()
+    return {r.chunker for r in result.runs if r.index.train_questions}
 
 
 def untrained_notice(corpus: Corpus, chunkers: Sequence[str]) -> None:

@@ -14,7 +14,7 @@ import streamlit as st
 
 from lab import CHUNKERS, Chunk, Corpus, Index, LabResult
 
-from .draw import UNTRAINED, VEGA_LITE_SCHEMA, percent
+from .draw import ON_TRAINING, UNTRAINED, VEGA_LITE_SCHEMA, on_training, percent
 
 MAP_CHARS = 20_000  # the boundary map shows at most this many characters of a document
 
@@ -45,12 +45,16 @@ def index_table(result: LabResult) -> pd.DataFrame:
     :data:`INDEX_COLUMNS` in :data:`INDEX_ORDER`); a supervised chunker with nothing to learn
     from is marked untrained."""
     frame = result.index_frame()
-    untrained = frame["train_questions"].eq(0)
-    frame["label"] = (
-        frame["chunker"]
-        .map(lambda c: CHUNKERS[c].label)
-        .where(~untrained, frame["chunker"].map(lambda c: f"{CHUNKERS[c].label} ({UNTRAINED})"))
-    )
+    untrained = set(frame["chunker"][frame["train_questions"].eq(0)])
+    trained = on_training(result)
+    frame["label"] = [
+        f"{CHUNKERS[c].label} ({UNTRAINED})"
+        if c in untrained
+        else f"{CHUNKERS[c].label} ({ON_TRAINING})"
+        if c in trained
+        else CHUNKERS[c].label
+        for c in frame["chunker"]
+    ]
     return frame[[c for c in INDEX_ORDER if c in frame]]
 
 

@@ -11,12 +11,14 @@ from lab import KS, Corpus, LabResult, leaders, ranking_depth
 
 from .draw import (
     MEASURE_COLORS,
+    ON_TRAINING,
     UNTRAINED,
     VERDICT_COLORS,
     VERDICTS,
     config_label,
     config_order,
     md_escape,
+    on_training,
     percent,
     question_label,
 )
@@ -31,6 +33,7 @@ def recall_table(result: LabResult) -> pd.DataFrame:
     no train question to learn from is noted untrained."""
     m = result.metrics_frame()
     untrained = {r.chunker for r in result.runs if r.index.train_questions == 0}
+    trained = on_training(result)
     table = pd.DataFrame(
         {
             "configuration": [
@@ -49,7 +52,10 @@ def recall_table(result: LabResult) -> pd.DataFrame:
             "complete_high": m["complete_high"],
             "partial_low": m["partial_low"],
             "partial_high": m["partial_high"],
-            "note": [UNTRAINED if c in untrained else "" for c in m["chunker"]],
+            "note": [
+                UNTRAINED if c in untrained else ON_TRAINING if c in trained else ""
+                for c in m["chunker"]
+            ],
         }
     )
     if "complete_without_filters" in m:

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from . import choices
-from .draw import MODE_COLORS, chart
+from .draw import MODE_COLORS, ON_TRAINING, chart
 
 NO_FIT = "no chunk fits the budget"
 MEASURES = ("complete", "partial")
@@ -106,12 +106,15 @@ def _line_scales(modes: Sequence[str]) -> dict[str, alt.Scale]:
     }
 
 
-def sweep_panel(x: str, chunker: str, modes: Sequence[str]) -> alt.LayerChart:
+def sweep_panel(
+    x: str, chunker: str, modes: Sequence[str], trained_on_scored: bool = False
+) -> alt.LayerChart:
     """Recall of ``chunker`` against ``x`` ("budget" or "size"): a colour per retrieval mode,
     complete recall solid with its Wilson 95% interval shaded, partial dashed (the key is
     :func:`key_html`). Lines of later modes are drawn thinner on top of earlier ones, so equal
     lines show as a thin line inside a wide one. A red cross marks a point where no chunk fits
-    the budget. Data: :func:`sweep_data` of this chunker as ``rows``."""
+    the budget. ``trained_on_scored``: the chunker learned from questions it is scored on,
+    said under its name. Data: :func:`sweep_data` of this chunker as ``rows``."""
     scales = _line_scales(modes)
     mode_colors = [MODE_COLORS.get(m, "#495057") for m in modes]
     first_wide = WIDTHS[len(modes)]
@@ -190,7 +193,15 @@ def sweep_panel(x: str, chunker: str, modes: Sequence[str]) -> alt.LayerChart:
         autosize=FIXED,
         width=PANEL_WIDTH,
         height=PANEL_HEIGHT,
-        title=alt.Title(chunker, fontSize=14, fontWeight="bold", anchor="middle"),
+        title=alt.Title(
+            chunker,
+            subtitle=ON_TRAINING if trained_on_scored else "",
+            subtitleColor="#c92a2a",
+            subtitleFontSize=13,
+            fontSize=14,
+            fontWeight="bold",
+            anchor="middle",
+        ),
     )
 
 

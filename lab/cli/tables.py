@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import Comparison, Corpus, LabConfig, leaders, untrained_chunkers
+from .. import Comparison, Corpus, LabConfig, leaders, scored_on_training, untrained_chunkers
 from ..compare import label, p_text
 from ..run import LabResult, SweepResult, question_count
+from ..training import MARK
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> str:
@@ -91,9 +92,12 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
     )
     without = ("complete w/o filters", "partial w/o filters") if filtered and c.filters else ()
     untrained = set(untrained_chunkers(corpus, c.chunkers))
+    on_training = set(scored_on_training(corpus, c.split, c.chunkers))
 
     def name(chunker: str) -> str:
-        return f"{chunker} (untrained)" if chunker in untrained else chunker
+        if chunker in untrained:
+            return f"{chunker} (untrained)"
+        return f"{chunker} ({MARK})" if chunker in on_training else chunker
 
     metrics = table(
         (
@@ -249,9 +253,12 @@ def compare_table(c: Comparison, corpus: Corpus) -> str:
     )
     warning = f"Warning: {c.warning}\n" if c.warning else ""
     untrained = set(untrained_chunkers(corpus, c.a.chunkers + c.b.chunkers))
+    on_training = set(scored_on_training(corpus, c.a.split, c.a.chunkers + c.b.chunkers))
 
     def side(config: LabConfig) -> str:
-        return label(config) + (" (untrained)" if config.chunkers[0] in untrained else "")
+        chunker = config.chunkers[0]
+        mark = " (untrained)" if chunker in untrained else f" ({MARK})" * (chunker in on_training)
+        return label(config) + mark
 
     return (
         f"{corpus.name}: {question_count(n, c.a.split)}\n"

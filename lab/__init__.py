@@ -32,7 +32,10 @@ from .compare import (
     configure,
     differences,
     leaders,
+    p_text,
+    points,
     setting_names,
+    uses_embeddings,
 )
 from .corpus import (
     MAX_DOCUMENT_CHARS,
@@ -71,7 +74,7 @@ from .run import (
     sweep_cell,
     untrained_chunkers,
 )
-from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
+from .stats import mcnemar_exact, paired_bootstrap, percent_digits, percent_text, wilson_interval
 from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
@@ -128,11 +131,16 @@ __all__ = [
     "differences",
     "explain",
     "leaders",
+    "p_text",
+    "points",
+    "uses_embeddings",
     "load_corpus",
     "decode_text",
     "parse_qe",
     "mcnemar_exact",
     "paired_bootstrap",
+    "percent_digits",
+    "percent_text",
     "parse_document",
     "parse_html",
     "ranking_depth",

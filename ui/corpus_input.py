@@ -289,7 +289,9 @@ def draw_run(mine: Corpus, settings) -> None:
         return
     if questions:
         st.dataframe(
-            recall.recall_table(result), column_config=recall.RECALL_COLUMNS, hide_index=True
+            recall.recall_view(recall.recall_table(result)),
+            column_config=recall.recall_columns(questions),
+            hide_index=True,
         )
     else:
         st.info(f"No {settings.split} questions: choose another split in the sidebar.")

@@ -133,10 +133,25 @@ def chart(template: dict, *, stretch: bool = True, **datasets: pd.DataFrame) -> 
     st.vega_lite_chart(spec=readable(spec), width="stretch" if stretch else "content")
 
 
-def percent(label: str, color: str, help: str) -> st.column_config.ProgressColumn:
+def percent(
+    label: str, color: str, help: str, digits: int = 0, width: int | str | None = None
+) -> st.column_config.ProgressColumn:
+    """A bar column of a percentage held as 0-100 (:func:`as_percent`), shown with ``digits``
+    decimals (``lab.percent_digits``: the one rounding rule of the app and the CLI)."""
     return st.column_config.ProgressColumn(
-        label, format="percent", min_value=0.0, max_value=1.0, color=color, help=help
+        label,
+        format=f"%.{digits}f%%",
+        min_value=0.0,
+        max_value=100.0,
+        color=color,
+        help=help,
+        width=width,
     )
+
+
+def as_percent(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``frame`` with the shares in ``columns`` as percentages (0-100), for :func:`percent`."""
+    return frame.assign(**{c: 100 * frame[c] for c in columns if c in frame})
 
 
 def downloads(files: Sequence[tuple[str, str | Callable[[], str], str, str]]) -> None:

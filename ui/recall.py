@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lab import KS, Corpus, LabResult, leaders, ranking_depth
+from lab import KS, Corpus, LabResult, leaders, percent_digits, percent_text, ranking_depth
 
 from .draw import (
     MEASURE_COLORS,
@@ -15,6 +15,7 @@ from .draw import (
     UNTRAINED,
     VERDICT_COLORS,
     VERDICTS,
+    as_percent,
     config_label,
     config_order,
     md_escape,
@@ -32,6 +33,7 @@ def recall_table(result: LabResult) -> pd.DataFrame:
     when questions carry metadata filters, recall without them too; a supervised chunker with
     no train question to learn from is noted untrained."""
     m = result.metrics_frame()
+    n = int(m["questions"].max()) if len(m) else 0
     untrained = {r.chunker for r in result.runs if r.index.train_questions == 0}
     trained = on_training(result)
     table = pd.DataFrame(
@@ -40,13 +42,13 @@ def recall_table(result: LabResult) -> pd.DataFrame:
                 config_label(c, d) for c, d in zip(m["chunker"], m["mode"], strict=True)
             ],
             "complete": m["complete"],
-            "complete CI": interval_text(m["complete_low"], m["complete_high"]),
+            "complete CI": interval_text(m["complete_low"], m["complete_high"], n),
             "partial": m["partial"],
-            "partial CI": interval_text(m["partial_low"], m["partial_high"]),
+            "partial CI": interval_text(m["partial_low"], m["partial_high"], n),
             "gap": m["gap"],
+            "MRR": m["mrr"].round(3),
             "context words": m["mean_context_words"].round(1),
             "chunks picked": m["mean_chunks"].round(2),
-            "MRR": m["mrr"].round(3),
             "questions": m["questions"],
             "complete_low": m["complete_low"],
             "complete_high": m["complete_high"],
@@ -59,49 +61,85 @@ def recall_table(result: LabResult) -> pd.DataFrame:
         }
     )
     if "complete_without_filters" in m:
-        table.insert(5, "complete w/o filters", m["complete_without_filters"])
-        table.insert(6, "partial w/o filters", m["partial_without_filters"])
+        table.insert(9, "complete w/o filters", m["complete_without_filters"])
+        table.insert(10, "partial w/o filters", m["partial_without_filters"])
     return table
 
 
-def interval_text(low: pd.Series, high: pd.Series) -> list[str]:
-    return [f"{lo:.0%} – {hi:.0%}" for lo, hi in zip(low, high, strict=True)]
+def interval_text(low: pd.Series, high: pd.Series, n: int) -> list[str]:
+    return [
+        f"{percent_text(lo, n).removesuffix('%')}–{percent_text(hi, n)}"
+        for lo, hi in zip(low, high, strict=True)
+    ]
+
+
+SHARES = ("complete", "partial", "gap", "complete w/o filters", "partial w/o filters")
+
+
+def recall_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The recall table as shown: its shares as percentages (the export keeps them 0-1)."""
+    return as_percent(table, SHARES)
 
 
 INTERVAL_HELP = (
     "Wilson 95% interval: with few questions one question moves the recall by several points, "
     "so the true recall on questions like these lies anywhere in this range."
 )
-RECALL_COLUMNS = {
-    "complete": percent(
-        "Complete recall", "green", "Share of questions with all their evidence in the context."
-    ),
-    "complete CI": st.column_config.TextColumn("95% CI", width="small", help=INTERVAL_HELP),
-    "partial": percent(
-        "Partial recall", "blue", "Share of questions with some of their evidence in the context."
-    ),
-    "partial CI": st.column_config.TextColumn("95% CI", width="small", help=INTERVAL_HELP),
-    "gap": percent("Gap", "orange", "Partial minus complete: questions answered only in part."),
-    "complete w/o filters": percent(
-        "Complete, no filters",
-        "gray",
-        "Complete recall with the questions' metadata filters switched off.",
-    ),
-    "partial w/o filters": percent(
-        "Partial, no filters", "gray", "Partial recall with the metadata filters switched off."
-    ),
-    "context words": st.column_config.NumberColumn(
-        "Context words", help="Mean words in the assembled context."
-    ),
-    "chunks picked": st.column_config.NumberColumn(
-        "Chunks picked", help="Mean chunks in the context."
-    ),
-    "questions": None,
-    "complete_low": None,
-    "complete_high": None,
-    "partial_low": None,
-    "partial_high": None,
-}
+
+
+def recall_columns(n: int) -> dict:
+    """How the recall table shows, sized so that a 1280-pixel projector shows every column
+    that matters (configuration, recalls, intervals, gap, MRR, context words) without scrolling
+    sideways; percentages of ``n`` questions by the one rounding rule."""
+    d = percent_digits(n)
+    return {
+        "configuration": st.column_config.TextColumn("configuration", width=150),
+        "complete": percent(
+            "Complete",
+            "green",
+            "Complete recall: share of questions with all their evidence in the context.",
+            d,
+            100,
+        ),
+        "complete CI": st.column_config.TextColumn("95% CI", width=72, help=INTERVAL_HELP),
+        "partial": percent(
+            "Partial",
+            "blue",
+            "Partial recall: share of questions with some of their evidence in the context.",
+            d,
+            100,
+        ),
+        "partial CI": st.column_config.TextColumn("95% CI", width=72, help=INTERVAL_HELP),
+        "gap": percent(
+            "Gap", "orange", "Partial minus complete: questions answered only in part.", d, 90
+        ),
+        "MRR": st.column_config.NumberColumn(
+            "MRR", width=56, help="Mean reciprocal rank of the first chunk holding evidence."
+        ),
+        "context words": st.column_config.NumberColumn(
+            "Words", width=64, help="Mean words in the assembled context."
+        ),
+        "chunks picked": st.column_config.NumberColumn(
+            "Chunks", width=64, help="Mean chunks in the context."
+        ),
+        "complete w/o filters": percent(
+            "Complete, no filters",
+            "gray",
+            "Complete recall with the questions' metadata filters switched off.",
+            d,
+        ),
+        "partial w/o filters": percent(
+            "Partial, no filters",
+            "gray",
+            "Partial recall with the metadata filters switched off.",
+            d,
+        ),
+        "questions": None,
+        "complete_low": None,
+        "complete_high": None,
+        "partial_low": None,
+        "partial_high": None,
+    }
 
 
 def headline_text(result: LabResult) -> tuple[str, str] | None:
@@ -114,10 +152,11 @@ def headline_text(result: LabResult) -> tuple[str, str] | None:
     widest = max(result.runs, key=lambda r: r.metrics.gap)
     low, high = top.interval
     note = (
-        f"95% interval {low:.0%} – {high:.0%}. Each of the {n} questions is "
+        f"95% interval {percent_text(low, n)} – {percent_text(high, n)}. Each of the {n} "
+        "questions is "
         f"{100 / n:.1f} points, so configurations a question apart are not told apart. "
         f"Widest gap between partial and complete: {config_label(widest.chunker, widest.mode)}, "
-        f"{widest.metrics.gap:.0%}."
+        f"{percent_text(widest.metrics.gap, n)}."
     )
     return f"Best complete recall {top.summary()}", note
 
@@ -136,6 +175,7 @@ def recall_data(table: pd.DataFrame) -> pd.DataFrame:
     """The recall table in long form (one row per configuration and measure) for the chart, each
     row with its own Wilson interval and label."""
     order = pd.Series(range(len(table)), index=table.index, name="order")
+    n = int(table["questions"].max()) if len(table) else 0
     rows = []
     for measure in ("partial", "complete"):
         rows.append(
@@ -147,7 +187,7 @@ def recall_data(table: pd.DataFrame) -> pd.DataFrame:
                     "recall": table[measure],
                     "low": table[f"{measure}_low"],
                     "high": table[f"{measure}_high"],
-                    "label": table[measure].map("{:.0%}".format),
+                    "label": table[measure].map(lambda x: percent_text(x, n)),
                 }
             )
         )
@@ -230,53 +270,60 @@ def depth_table(result: LabResult) -> pd.DataFrame:
 
 def depth_view(table: pd.DataFrame) -> pd.DataFrame:
     """The ranking depth table with its rates in percent, for display."""
-    return table.assign(**{c: (100 * table[c]).round(0) for c in RATES})
+    return as_percent(table, RATES)
 
 
-DEPTH_COLUMNS = {
-    "configuration": st.column_config.TextColumn("configuration", width=150),
-    **{
-        f"recall@{k}": st.column_config.NumberColumn(
-            f"recall@{k}",
-            format="%.0f%%",
-            width=64,
-            help=f"Share of the chunks holding evidence that rank in the top {k} (mean over "
-            "questions).",
-        )
-        for k in KS
-    },
-    **{
-        f"precision@{k}": st.column_config.NumberColumn(
-            f"prec.@{k}",
-            format="%.0f%%",
-            width=64,
-            help=f"Precision@{k}: share of the top {k} chunks that hold evidence (mean over "
-            "questions).",
-        )
-        for k in KS
-    },
-    "top 3": None,
-    "top 10 only": st.column_config.NumberColumn(
-        "top 10, not 3",
-        width=84,
-        help="Questions whose evidence is all in the top 10 but not all in the top 3: found, "
-        "ranked too low. A reranker can move it up.",
-    ),
-    "beyond 10": st.column_config.NumberColumn(
-        "not in top 10",
-        width=84,
-        help="Questions whose evidence is not all in the top 10: a reranker cannot help; "
-        "retrieval or chunking must change.",
-    ),
-    "points at": st.column_config.TextColumn(
-        "points at",
-        width=130,
-        help="ranking: more questions have their evidence in the top 10 but not the top 3 than "
-        "outside the top 10, so a reranker is worth testing. retrieval/chunking: more are "
-        "outside the top 10.",
-    ),
-    "advice": None,
-}
+def depth_columns(n: int) -> dict:
+    """The ranking depth table's columns: rates of ``n`` questions by the one rounding rule;
+    recall@1 and precision@1 (in the export) left out, so that a 1280-pixel projector shows the
+    rest."""
+    rate = f"%.{percent_digits(n)}f%%"
+    return {
+        "configuration": st.column_config.TextColumn("configuration", width=150),
+        **{
+            f"recall@{k}": st.column_config.NumberColumn(
+                f"recall@{k}",
+                format=rate,
+                width=64,
+                help=f"Share of the chunks holding evidence that rank in the top {k} (mean over "
+                "questions).",
+            )
+            for k in KS
+        },
+        **{
+            f"precision@{k}": st.column_config.NumberColumn(
+                f"prec.@{k}",
+                format=rate,
+                width=64,
+                help=f"Precision@{k}: share of the top {k} chunks that hold evidence (mean over "
+                "questions).",
+            )
+            for k in KS
+        },
+        "recall@1": None,
+        "precision@1": None,
+        "top 3": None,
+        "top 10 only": st.column_config.NumberColumn(
+            "top 10, not 3",
+            width=84,
+            help="Questions whose evidence is all in the top 10 but not all in the top 3: found, "
+            "ranked too low. A reranker can move it up.",
+        ),
+        "beyond 10": st.column_config.NumberColumn(
+            "not in top 10",
+            width=84,
+            help="Questions whose evidence is not all in the top 10: a reranker cannot help; "
+            "retrieval or chunking must change.",
+        ),
+        "points at": st.column_config.TextColumn(
+            "points at",
+            width=120,
+            help="ranking: more questions have their evidence in the top 10 but not the top 3 than "
+            "outside the top 10, so a reranker is worth testing. retrieval/chunking: more are "
+            "outside the top 10.",
+        ),
+        "advice": None,
+    }
 
 
 def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:

@@ -25,8 +25,10 @@ from lab import (
     CHUNKERS,
     DEFAULT_CHUNKERS,
     LEXICAL_MODES,
+    POLICY_CHUNKER,
     REFERENCE_PLACEMENTS,
     SPLITS,
+    Corpus,
     LabConfig,
     Question,
     embed,
@@ -50,6 +52,7 @@ from .link_notices import (
 
 BIND = links.BIND
 SETTINGS_KEY = "settings"
+CHUNKER_DEFAULTS_KEY = "chunker_defaults"  # the corpus's default chunkers, last run
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
 FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page loads
 
@@ -208,7 +211,7 @@ def sidebar() -> Settings:
         notes = st.container()
         st.caption(cluster.where())
     with methods:
-        chunkers, modes = _method_widgets(choice.on)
+        chunkers, modes = _method_widgets(choice.on, corpus_chunkers(corpus))
     choice = dense.check(choice, notes)
     offered = chunker_options(choice.on)
     corpus_id = cache.user_corpus_id() if corpus_name == cache.USER else None
@@ -277,13 +280,33 @@ def _question_picker(questions: Sequence[Question], first_run: bool) -> str | No
     return question
 
 
-def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:
-    """The chunker and retrieval-mode pickers: dense-only choices offered when dense is on."""
+def corpus_chunkers(corpus: Corpus | None) -> tuple[str, ...]:
+    """The chunkers a corpus opens with: the default ones, and on a collection of several
+    document types its policy (by-type), the result such a collection is about."""
+    if corpus is not None and len(corpus.documents) > 1 and len(set(corpus.types)) > 1:
+        return (*DEFAULT_CHUNKERS, POLICY_CHUNKER)
+    return DEFAULT_CHUNKERS
+
+
+def _follow_corpus(defaults: list[str]) -> None:
+    """When the corpus changes, a chunker choice the user left at the old corpus's defaults
+    takes the new corpus's (a choice the user made stays)."""
+    before = st.session_state.get(CHUNKER_DEFAULTS_KEY, defaults)
+    if before != defaults and st.session_state.get("chunker") == before:
+        st.session_state["chunker"] = defaults
+    st.session_state[CHUNKER_DEFAULTS_KEY] = defaults
+
+
+def _method_widgets(dense: bool, defaults: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The chunker and retrieval-mode pickers: dense-only choices offered when dense is on;
+    the chunkers start at ``defaults`` (the corpus's)."""
     offered = chunker_options(dense)
+    default = [c for c in defaults if c in offered]
+    _follow_corpus(default)
     chunkers = st.multiselect(
         "Chunkers",
         offered,
-        default=[c for c in DEFAULT_CHUNKERS if c in offered],
+        default=default,
         key="chunker",
         bind=BIND,
         help="  \n".join(f"**{CHUNKERS[c].name}**: {CHUNKERS[c].description}" for c in offered),

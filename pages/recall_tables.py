@@ -74,13 +74,14 @@ if documents.is_collection(corpus):
     by_question = cache.view(
         corpus, ("by question", settings.config), documents.recall_by_question, result, corpus
     )
-    for tab, mode in zip(st.tabs(list(settings.modes)), settings.modes, strict=True):
-        shown = documents.by_question_view(by_question, mode, settings.chunkers)
+    names = [draw.mode_name(m, settings.dense) for m in settings.modes]
+    for tab, mode in zip(st.tabs(names), settings.modes, strict=True):
+        shown = documents.by_question_view(by_question, mode, settings.chunkers, settings.dense)
         labels = [c for c in shown.columns if c not in documents.QUESTION_COLUMNS]
         tab.dataframe(
             documents.styled_by_question(shown, labels),
             column_config=documents.QUESTION_COLUMNS
-            | documents.verdict_columns(mode, settings.chunkers),
+            | documents.verdict_columns(mode, settings.chunkers, settings.dense),
             hide_index=True,
         )
 

@@ -53,7 +53,7 @@ for x, held, value, title in lines:
     st.subheader(title)
     part = frame[frame[held] == value]
     data = cache.view(corpus, (grid, x, modes), sweeps.sweep_data, part, modes)
-    st.html(sweeps.key_html(modes))
+    st.html(sweeps.key_html(modes, settings.dense))
     sweeps.panels(
         [
             (cache.spec(sweeps.sweep_panel, x, c, modes, c in trained), data[data["chunker"] == c])

@@ -15,10 +15,14 @@ from lab import (
     build_corpus,
     build_index,
     configure,
+    embed,
+    percent_digits,
+    percent_text,
     run_lab,
     sweep,
 )
 from lab import compare as compare_configs
+from lab.cli import main
 from ui import cache, compare, draw, overview, recall, sweeps
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import chunker_options
@@ -64,7 +68,7 @@ def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
     assert not app.exception and not app.warning
     table = app.dataframe[0].value
     assert list(table["configuration"]) == [draw.config_label(chunker, mode)]
-    assert table["complete"].between(0, 1).all()
+    assert table["complete"].between(0, 100).all()  # percent
     assert (table["complete"] <= table["partial"]).all()
 
 
@@ -607,3 +611,37 @@ def test_parent_child_warns_before_the_results_when_its_parents_cannot_fit():
     assert "can never be retrieved" in warned and "60\\-word budget" in warned
     roomy = open_app("pages/recall_tables.py", chunker="parent-child", budget="400")
     assert not any("parent\\-child" in w.value for w in roomy.warning)
+
+
+def test_one_rounding_rule_for_percentages_in_the_app_and_the_cli(capsys):
+    """Issue 21, item 7: the recall table showed "15.38%" of 13 questions where the headline,
+    chart and Compare said 15%. One rule: the fewest decimals that tell any two counts apart,
+    whole percents up to 100 items."""
+    assert [percent_digits(n) for n in (13, 100, 101, 1000, 1001)] == [0, 0, 1, 1, 2]
+    assert percent_text(2 / 13, 13) == "15%" and percent_text(2 / 150, 150) == "1.3%"
+    app = open_app("pages/recall_tables.py", chunker="fixed", mode="flat")
+    config = json.loads(app.dataframe[0].proto.columns)
+    assert config["complete"]["type_config"]["format"] == "%.0f%%"
+    assert app.dataframe[0].value["complete"].iloc[0] == pytest.approx(100 * 2 / 13)
+    assert "Best complete recall 15%" in app.markdown[0].value.replace("\\", "")
+    assert main(["run", "--chunker", "fixed", "--mode", "flat"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    row = next(line.split() for line in out if line.startswith("fixed "))  # the recall row
+    assert row[2:5] == ["69%", "15%", "4-42%"]  # partial, complete, its interval
+
+
+@pytest.mark.skipif(not embed.dense_status()[0], reason="needs requirements-dense.txt")
+def test_graph_results_say_they_are_seeded_from_the_hybrid_fusion_with_dense_on():
+    """Issue 21, item 6: with dense on, graph mode is seeded from the hybrid fusion and its
+    recall changes meaning; the results name it, not only a tooltip."""
+    query = {"dense": "true", "chunker": "structure", "mode": ["flat", "graph"]}
+    app = open_app("pages/recall_tables.py", **query)
+    assert not app.exception
+    assert app.dataframe[0].value["configuration"].tolist() == [
+        "structure · flat",
+        "structure · graph (hybrid seeds)",
+    ]
+    drill = open_app("pages/question_drilldown.py", **query)
+    assert any(m.value == "##### graph (hybrid seeds) retrieval" for m in drill.markdown)
+    plain = open_app("pages/recall_tables.py", chunker="structure")
+    assert plain.dataframe[0].value["configuration"].tolist()[1] == "structure · graph"

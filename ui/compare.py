@@ -222,7 +222,8 @@ def differences_note(c: Comparison, on_training: Collection[str] = ()) -> None:
 
     def side(config) -> str:
         mark = f" ({ON_TRAINING})" if config.chunkers[0] in on_training else ""
-        return md_escape(config_label(config.chunkers[0], config.modes[0]) + mark)
+        label = config_label(config.chunkers[0], config.modes[0], config.dense is not None)
+        return md_escape(label + mark)
 
     changed = "; ".join(md_escape(str(d)) for d in c.differences)
     st.markdown(f"**A** {side(c.a)} · **B** {side(c.b)} · B changes: {changed}")
@@ -303,7 +304,8 @@ def recall_data(c: Comparison) -> pd.DataFrame:
             {
                 "measure": t.measure,
                 "side": side,
-                "configuration": f"{side}: {config_label(cfg.chunkers[0], cfg.modes[0])}",
+                "configuration": f"{side}: "
+                + config_label(cfg.chunkers[0], cfg.modes[0], cfg.dense is not None),
                 "recall": r.value,
                 "low": r.low,
                 "high": r.high,

@@ -117,14 +117,15 @@ def recall_by_type(result: LabResult, of: Corpus) -> tuple[pd.DataFrame, dict[st
         return pd.DataFrame(), {}
     kind = {q.id: question_type(of, q) for q in of.questions}
     frame["type"] = frame["question"].map(kind)
+    dense = result.config.dense is not None
     frame["configuration"] = [
-        config_label(c, m) for c, m in zip(frame["chunker"], frame["mode"], strict=True)
+        config_label(c, m, dense) for c, m in zip(frame["chunker"], frame["mode"], strict=True)
     ]
     table = frame.pivot_table(
         index="configuration", columns="type", values="complete", aggfunc="mean", sort=False
     )
     types = sorted(table.columns, key=lambda t: (t == SEVERAL, t))
-    table = 100 * table.loc[config_order(result.config.chunkers, result.config.modes), types]
+    table = 100 * table.loc[config_order(result.config.chunkers, result.config.modes, dense), types]
     counts = frame.drop_duplicates("question")["type"].value_counts()
     return table.reset_index(), {t: int(counts[t]) for t in types}
 
@@ -153,13 +154,14 @@ def recall_by_question(result: LabResult, of: Corpus) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame()
     questions = {q.id: q for q in of.questions}
-    labels = config_order(result.config.chunkers, result.config.modes)
+    dense = result.config.dense is not None
+    labels = config_order(result.config.chunkers, result.config.modes, dense)
     cells: dict[str, dict[str, str]] = {}
     for row in frame.itertuples():
         verdict, unfiltered = row.verdict, row.verdict_without_filter
         if isinstance(unfiltered, str) and unfiltered != verdict:
             verdict += f" → {unfiltered} without filter"
-        cells.setdefault(row.question, {})[config_label(row.chunker, row.mode)] = verdict
+        cells.setdefault(row.question, {})[config_label(row.chunker, row.mode, dense)] = verdict
     rows = []
     for qid, by_config in cells.items():
         q = questions[qid]
@@ -187,18 +189,22 @@ def styled_by_question(table: pd.DataFrame, labels: list[str]) -> pd.io.formats.
     )
 
 
-def by_question_view(table: pd.DataFrame, mode: str, chunkers: Sequence[str]) -> pd.DataFrame:
+def by_question_view(
+    table: pd.DataFrame, mode: str, chunkers: Sequence[str], dense: bool = False
+) -> pd.DataFrame:
     """The by-question table for one retrieval mode: its chunkers' verdicts beside the
     question, so that a projector shows them all (a tab per mode)."""
-    mine = [config_label(c, mode) for c in chunkers]
+    mine = [config_label(c, mode, dense) for c in chunkers]
     rest = [c for c in table.columns if c in QUESTION_COLUMNS]
     return table[[*rest[:2], *mine, *rest[2:]]]
 
 
-def verdict_columns(mode: str, chunkers: Sequence[str]) -> dict:
+def verdict_columns(mode: str, chunkers: Sequence[str], dense: bool = False) -> dict:
     """The by-question table's verdict columns of one mode, headed by chunker."""
     return {
-        config_label(c, mode): st.column_config.TextColumn(c, width=104, help=f"{c} · {mode}")
+        config_label(c, mode, dense): st.column_config.TextColumn(
+            c, width=104, help=config_label(c, mode, dense)
+        )
         for c in chunkers
     }
 

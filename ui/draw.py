@@ -111,12 +111,21 @@ def untrained_notice(corpus: Corpus, chunkers: Sequence[str]) -> None:
     )
 
 
-def config_label(chunker: str, mode: str) -> str:
-    return f"{chunker} · {mode}"
+GRAPH_SEEDED = "graph (hybrid seeds)"  # graph mode with dense on: seeded from the RRF fusion
 
 
-def config_order(chunkers: Sequence[str], modes: Sequence[str]) -> list[str]:
-    return [config_label(c, m) for c in chunkers for m in modes]
+def mode_name(mode: str, dense: bool = False) -> str:
+    """A retrieval mode as results name it: with dense embeddings on, graph mode's PageRank
+    starts from the hybrid fusion's top chunks, not BM25's, and says so."""
+    return GRAPH_SEEDED if dense and mode == "graph" else mode
+
+
+def config_label(chunker: str, mode: str, dense: bool = False) -> str:
+    return f"{chunker} · {mode_name(mode, dense)}"
+
+
+def config_order(chunkers: Sequence[str], modes: Sequence[str], dense: bool = False) -> list[str]:
+    return [config_label(c, m, dense) for c in chunkers for m in modes]
 
 
 def readable(spec: dict) -> dict:

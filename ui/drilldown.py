@@ -17,7 +17,7 @@ from lab.run import reranker_for
 from . import cache
 from .cache import pick, shared_and_session
 from .context import CONTEXT_STYLE, chunk_html, evidence_in, question, where
-from .draw import ON_TRAINING, md_escape
+from .draw import ON_TRAINING, md_escape, mode_name
 
 RANK_ROWS = 40  # ranking rows shown, plus any lower-ranked chunk that holds evidence
 SIGNAL_ROWS = 8  # rank-table rows: the best chunks, plus every chunk that holds evidence
@@ -85,6 +85,7 @@ class View:
     picked: int
     ranks: pd.DataFrame | None = None  # the rank of each chunk by each signal (dense on)
     reranked: int = 0  # how many top chunks a cross-encoder reordered
+    dense: bool = False  # dense embeddings on: graph mode is seeded from the hybrid fusion
 
     @property
     def held(self) -> int:
@@ -197,6 +198,7 @@ def _build_view(
         picked=len(ex.context.picked),
         ranks=rank_table(ex),
         reranked=int(np.isfinite(ex.ranking.rerank).sum()) if ex.ranking.rerank is not None else 0,
+        dense=ex.ranking.dense is not None,
     )
 
 
@@ -285,7 +287,7 @@ def evidence_list(of: Corpus, q: Question) -> None:
 def draw_view(v: View, rows: int) -> None:
     """One configuration: verdict, what happened to each evidence span, ranking, context.
     ``rows`` sizes the ranking table so side-by-side tables line up."""
-    st.markdown(f"##### {v.mode} retrieval")
+    st.markdown(f"##### {mode_name(v.mode, v.dense)} retrieval")
     st.badge(v.verdict, color=VERDICT_BADGES[v.verdict])
     st.caption(v.summary)
     for ev in v.evidence:

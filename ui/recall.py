@@ -34,12 +34,13 @@ def recall_table(result: LabResult) -> pd.DataFrame:
     no train question to learn from is noted untrained."""
     m = result.metrics_frame()
     n = int(m["questions"].max()) if len(m) else 0
+    dense = result.config.dense is not None
     untrained = {r.chunker for r in result.runs if r.index.train_questions == 0}
     trained = on_training(result)
     table = pd.DataFrame(
         {
             "configuration": [
-                config_label(c, d) for c, d in zip(m["chunker"], m["mode"], strict=True)
+                config_label(c, d, dense) for c, d in zip(m["chunker"], m["mode"], strict=True)
             ],
             "complete": m["complete"],
             "complete CI": interval_text(m["complete_low"], m["complete_high"], n),
@@ -155,7 +156,8 @@ def headline_text(result: LabResult) -> tuple[str, str] | None:
         f"95% interval {percent_text(low, n)} – {percent_text(high, n)}. Each of the {n} "
         "questions is "
         f"{100 / n:.1f} points, so configurations a question apart are not told apart. "
-        f"Widest gap between partial and complete: {config_label(widest.chunker, widest.mode)}, "
+        "Widest gap between partial and complete: "
+        f"{config_label(widest.chunker, widest.mode, result.config.dense is not None)}, "
         f"{percent_text(widest.metrics.gap, n)}."
     )
     return f"Best complete recall {top.summary()}", note
@@ -255,7 +257,7 @@ def depth_table(result: LabResult) -> pd.DataFrame:
         m = r.metrics
         rows.append(
             {
-                "configuration": config_label(r.chunker, r.mode),
+                "configuration": config_label(r.chunker, r.mode, result.config.dense is not None),
                 **{f"recall@{k}": m.recall_at[k] for k in KS},
                 **{f"precision@{k}": m.precision_at[k] for k in KS},
                 "top 3": depth.in_top,
@@ -332,8 +334,11 @@ def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:
     ids = list(dict.fromkeys(frame["question"]))[:MATRIX_QUESTIONS]
     frame = frame[frame["question"].isin(ids)]
     text = {q.id: q.question for q in corpus.questions}
-    configs = config_order(result.config.chunkers, result.config.modes)
-    labels = [config_label(c, m) for c, m in zip(frame["chunker"], frame["mode"], strict=True)]
+    dense = result.config.dense is not None
+    configs = config_order(result.config.chunkers, result.config.modes, dense)
+    labels = [
+        config_label(c, m, dense) for c, m in zip(frame["chunker"], frame["mode"], strict=True)
+    ]
     return pd.DataFrame(
         {
             "question": frame["question"],

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from . import choices
-from .draw import MODE_COLORS, ON_TRAINING, chart
+from .draw import MODE_COLORS, ON_TRAINING, chart, mode_name
 
 NO_FIT = "no chunk fits the budget"
 MEASURES = ("complete", "partial")
@@ -214,7 +214,7 @@ KEY_STYLE = """
 """
 
 
-def key_html(modes: Sequence[str]) -> str:
+def key_html(modes: Sequence[str], dense: bool = False) -> str:
     """The panels' one key, above them: each line's colour, dash and width, the shaded
     interval and the cross. Our own labels only (mode names), no user text."""
     items = []
@@ -225,7 +225,7 @@ def key_html(modes: Sequence[str]) -> str:
             stroke = max(2, round(min(width * (1 if measure == "complete" else 0.6), 5)))
             items.append(
                 f'<span><i style="width:36px;border-top:{stroke}px {line} {color}"></i>'
-                f"{mode} · {measure}</span>"
+                f"{mode_name(mode, dense)} · {measure}</span>"
             )
     items.append(
         '<span><i style="width:24px;height:14px;background:#868e9640"></i>'

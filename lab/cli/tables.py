@@ -126,7 +126,7 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
         [
             (
                 name(r.chunker),
-                r.mode,
+                "graph (hybrid seeds)" if c.dense and r.mode == "graph" else r.mode,
                 pct(m.partial, n),
                 pct(m.complete, n),
                 interval(*m.complete_ci, n),

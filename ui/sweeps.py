@@ -15,7 +15,7 @@ NO_FIT = "no chunk fits the budget"
 MEASURES = ("complete", "partial")
 # One panel per chunker, each a chart of its own in a row that wraps: three side by side at
 # 1440 px, two at 1280 px (a projector), one on a narrow window; the page never scrolls sideways.
-PANEL_WIDTH = 200  # the plot; with its axis a panel is about 250 px wide
+PANEL_WIDTH = 195  # the plot; with its axis a panel is about 255 px wide
 PANEL_HEIGHT = 190
 FIXED = alt.AutoSizeParams(type="pad")  # the size the spec says: the plot does not shrink to fit
 CELL = 30  # a heatmap cell's width in pixels: room for "100" at the projector's text size
@@ -56,7 +56,7 @@ def modes_drawn(modes: Sequence[str]) -> tuple[str, ...]:
 def panels(charts: Sequence[tuple[dict, pd.DataFrame]]) -> None:
     """Chart templates (of fixed size: ``autosize`` "pad") with their ``rows`` side by side,
     wrapping onto new rows as the page's width runs out."""
-    with st.container(horizontal=True, gap="medium"):
+    with st.container(horizontal=True, gap="small"):
         for template, rows in charts:
             chart(template, stretch=False, rows=rows)
 

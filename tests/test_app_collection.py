@@ -146,7 +146,7 @@ def test_boundary_map_shows_an_html_documents_extracted_text():
 
 
 def test_the_policy_nudge_adds_by_type_beside_the_chosen_chunkers():
-    at = on("pages/recall_tables.py")
+    at = on("pages/recall_tables.py", chunker=["structure", "fixed"])  # the user's choice
     assert "by-type" not in at.session_state["settings"].chunkers
     at = click(at, "Add by-type and table-rows")
     assert at.session_state["settings"].chunkers[-2:] == ("table-rows", "by-type")

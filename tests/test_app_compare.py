@@ -32,11 +32,11 @@ def test_b_starts_as_a_with_the_retrieval_mode_switched():
     assert not app.exception
     assert app.title[0].value == "Compare"
     assert (app.selectbox(key="a_chunker").value, app.selectbox(key="a_mode").value) == (
-        "fixed",
+        "structure",  # the chunker whose modes disagree (issue 21, item 8)
         "flat",
     )
     assert (app.selectbox(key="b_chunker").value, app.selectbox(key="b_mode").value) == (
-        "fixed",
+        "structure",
         "graph",
     )
     assert "B changes: mode (flat → graph)" in markdown(app)
@@ -173,7 +173,7 @@ def test_a_bad_b_chunker_or_mode_is_named_with_the_one_value_b_takes():
     assert notices == [
         "Ignored **b_chunker=nope** from the link: expected one of fixed, sentence, structure, "
         "qes-dp, qes-greedy, recursive, parent-child, table-rows, by-type (semantic needs "
-        "dense=true). Using **fixed**.",
+        "dense=true). Using **structure**.",
         "Ignored **b_mode=zigzag** from the link: expected one of flat, graph (dense and hybrid "
         "need dense=true). Using **graph**.",
     ]

@@ -65,7 +65,9 @@ def test_the_all_split_is_counted_as_all_questions(page, count):
 @pytest.mark.parametrize("chunker", chunker_options(dense=False))
 def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
     app = open_app("pages/recall_tables.py", chunker=chunker, mode=mode)
-    assert not app.exception and not app.warning
+    assert not app.exception
+    # parent-child says up front that some of its parents never fit 120 words (issue 21, 16)
+    assert [w.icon for w in app.warning] == ([":material/crop_free:"] * (chunker == "parent-child"))
     table = app.dataframe[0].value
     assert list(table["configuration"]) == [draw.config_label(chunker, mode)]
     assert table["complete"].between(0, 100).all()  # percent
@@ -375,8 +377,8 @@ def test_recall_table_shows_each_recall_with_its_wilson_interval():
     table = app.dataframe[0].value.set_index("configuration")
     # Wilson 95% intervals by hand (z = 1.96): 9/13 0.424-0.873, 10/13 0.497-0.918,
     # 12/13 0.667-0.986
-    assert table.loc["structure · flat", "complete CI"] == "42% – 87%"  # 9 of 13
-    assert table.loc["structure · graph", "complete CI"] == "50% – 92%"  # 10 of 13
+    assert table.loc["structure · flat", "complete CI"] == "42–87%"  # 9 of 13
+    assert table.loc["structure · graph", "complete CI"] == "50–92%"  # 10 of 13
     assert table.loc["structure · flat", "partial CI"] == "67% – 99%"  # 12 of 13
 
 

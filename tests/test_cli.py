@@ -475,7 +475,7 @@ def test_fail_on_broken_exits_1_only_when_b_breaks_a_question(capsys):
         capsys, "compare", "--a", greedy, "--b", "chunker=fixed", "--fail-on-broken"
     )
     assert code == 1
-    assert "B fixes 1 question and breaks 3." in out
+    assert "B fixes 1 question and breaks 3:" in out
     assert err == "fail: B breaks 3 question(s) that A passed: q12, q21, q23\n"
     code, _, _ = run_cli(capsys, "compare", "--a", greedy, "--b", "chunker=fixed")
     assert code == 0

@@ -379,7 +379,7 @@ def test_recall_table_shows_each_recall_with_its_wilson_interval():
     # 12/13 0.667-0.986
     assert table.loc["structure · flat", "complete CI"] == "42–87%"  # 9 of 13
     assert table.loc["structure · graph", "complete CI"] == "50–92%"  # 10 of 13
-    assert table.loc["structure · flat", "partial CI"] == "67% – 99%"  # 12 of 13
+    assert table.loc["structure · flat", "partial CI"] == "67–99%"  # 12 of 13
 
 
 def test_recall_headline_names_the_near_ties():

@@ -50,6 +50,7 @@ def main() -> None:
             ],
             "Data": [
                 st.Page("pages/your_corpus.py", title="Your corpus", icon=":material/upload_file:"),
+                st.Page("pages/questions.py", title="Questions", icon=":material/quiz:"),
             ],
         }
     )

@@ -50,8 +50,12 @@ from .corpus import (
 )
 from .decode import decode_text
 from .depth import Depth, ranking_depth
+from .drafting import Draft, Endpoint, LLMError, draft_questions
 from .html_doc import parse_html
+from .importers import FORMATS as IMPORT_FORMATS
+from .importers import Imported, collection_files, import_dataset, recognise
 from .index import Index, build_index
+from .marking import Hit, next_id, qe_text, question_items, search
 from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
 from .qe import MAX_QE_CHARS, parse_qe
@@ -156,4 +160,18 @@ __all__ = [
     "TRAINING_SPLITS",
     "scored_on_training",
     "training_warning",
+    "Draft",
+    "Endpoint",
+    "LLMError",
+    "draft_questions",
+    "IMPORT_FORMATS",
+    "Imported",
+    "collection_files",
+    "import_dataset",
+    "recognise",
+    "Hit",
+    "next_id",
+    "qe_text",
+    "question_items",
+    "search",
 ]

@@ -6,7 +6,7 @@ import ui  # noqa: F401 - first: a cold deep link turns back to the entry point 
 import streamlit as st
 
 from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS
-from ui import cache, corpus_input, corpus_report, state, uploads
+from ui import cache, corpus_input, corpus_report, importing, state, uploads
 from ui.corpus_input import DOC, NAME, QE
 
 settings = state.current()
@@ -77,6 +77,7 @@ with right:
 corpus_input.upload_errors()
 st.subheader("Several documents")
 uploads.draw(lambda text: corpus_input.put(QE, text))
+importing.draw()
 
 st.button("Check and load", type="primary", on_click=corpus_input.load)
 corpus_report.draw_report()

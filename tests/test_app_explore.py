@@ -136,7 +136,7 @@ def test_drilldown_page_shows_every_chunker_in_both_modes():
 def test_corpus_page_offers_paste_and_bounded_uploads():
     at = app_on(CORPUS)
     assert [t.key for t in at.text_area] == ["yc_document__widget", "yc_qe__widget"]
-    assert [u.proto.max_upload_size_mb for u in at.file_uploader] == [20, 20, 20]
+    assert [u.proto.max_upload_size_mb for u in at.file_uploader] == [20, 20, 20, 20]
     assert "yc_report" not in at.session_state
 
 

@@ -1,4 +1,4 @@
-"""The command line: ``python -m lab run | sweep | compare | bench``.
+"""The command line: ``python -m lab run | sweep | compare | bench | import | generate``.
 
 User errors (missing or unreadable files, invalid JSON, unknown chunkers or settings, bad sizes,
 an embedding model or reranker that cannot be loaded) print one line ``error: ...`` to stderr and
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from ..cluster import ClusterError, DistributedUnavailable, SchedulerUnreachable
 from ..embed import DenseUnavailable
 from ..problems import CorpusError
-from . import bench, compare, runs
+from . import bench, compare, generate, importing, runs
 from .common import Parser, say
 
-COMMANDS = (runs, compare, bench)
+COMMANDS = (runs, compare, bench, importing, generate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,108 @@
+"""Mark evidence by choosing units: the sentences, list items and table rows of a corpus's
+documents, found by words or a phrase, each with its heading path; and the questions a corpus
+holds as QE objects, their evidence pinned where it was found, so that editing and saving them
+loses nothing. Evidence made from a unit is the document's own text at the unit's offsets:
+exact by construction."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from .corpus import Corpus
+
+MARKABLE = ("sentence", "row", "code")
+KIND_NAMES = {"sentence": "sentence", "row": "table row", "code": "code"}
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One markable unit: document ``doc`` (its index), unit ``unit``, its kind, the heading
+    path it sits under ("" before the first heading) and its text at ``[start, end)``."""
+
+    doc: int
+    unit: int
+    kind: str
+    path: str
+    text: str
+    start: int
+    end: int
+
+    @property
+    def key(self) -> str:
+        """The unit's identity in a corpus: document index and start."""
+        return f"{self.doc}:{self.start}"
+
+
+def units(corpus: Corpus, doc: int | None = None) -> list[Hit]:
+    """Every markable unit of document ``doc`` (None: of every document), in order."""
+    out = []
+    docs = range(len(corpus.documents)) if doc is None else [doc]
+    for d in docs:
+        document = corpus.documents[d]
+        for k, u in enumerate(document.units):
+            if u.kind not in MARKABLE or not document.text[u.start : u.end].strip():
+                continue
+            path = document.provisions[u.provision].path if u.provision >= 0 else ""
+            text = document.text[u.start : u.end]
+            out.append(Hit(d, k, u.kind, path, text, u.start, u.end))
+    return out
+
+
+_QUOTED = re.compile(r'"([^"]+)"')
+
+
+def search(corpus: Corpus, query: str, doc: int | None = None) -> list[Hit]:
+    """Units holding every word of ``query`` (case-insensitive, whole or as a word's start) and
+    every ``"quoted phrase"`` in it (any run of whitespace matching any other); all units when
+    the query is blank."""
+    phrases = [" ".join(p.lower().split()) for p in _QUOTED.findall(query)]
+    words = _QUOTED.sub(" ", query).lower().split()
+    patterns = [re.compile(r"\b" + re.escape(w)) for w in words]
+    hits = []
+    for hit in units(corpus, doc):
+        flat = " ".join(hit.text.lower().split())
+        if all(p in flat for p in phrases) and all(p.search(flat) for p in patterns):
+            hits.append(hit)
+    return hits
+
+
+def entry(corpus: Corpus, doc: int, start: int, end: int) -> dict:
+    """The evidence entry for ``[start, end)`` of document ``doc``: its text, pinned there."""
+    document = corpus.documents[doc]
+    return {"doc": document.name, "text": document.text[start:end], "start": start}
+
+
+def question_items(corpus: Corpus) -> list[dict]:
+    """The corpus's questions as QE objects, each evidence entry the located text pinned at
+    its start in its document."""
+    items = []
+    for q in corpus.questions:
+        item = {
+            "id": q.id,
+            "question": q.question,
+            "split": q.split,
+            "evidence": [entry(corpus, e.doc, e.start, e.end) for e in q.evidence],
+        }
+        if q.case:
+            item["case"] = q.case
+        if q.filter:
+            item["filter"] = {k: v[0] if len(v) == 1 else list(v) for k, v in q.filter}
+        items.append(item)
+    return items
+
+
+def qe_text(items: list[dict]) -> str:
+    """QE JSON of ``items``, one question to a line block, as a person would write it."""
+    return json.dumps({"questions": items}, ensure_ascii=False, indent=1) + "\n"
+
+
+def next_id(items: list[dict], prefix: str = "q") -> str:
+    """An id no question of ``items`` has: ``prefix`` and the next number."""
+    taken = {str(i.get("id")) for i in items}
+    numbers = [int(m.group(1)) for t in taken if (m := re.fullmatch(rf"{prefix}(\d+)", t))]
+    k = max(numbers, default=0) + 1
+    while f"{prefix}{k:02d}" in taken:
+        k += 1
+    return f"{prefix}{k:02d}"

@@ -1,0 +1,86 @@
+"""A chat-completions server for the drafting tests: ``python tests/llm_server.py SCRIPT LOG``.
+
+It speaks the OpenAI-compatible protocol on 127.0.0.1 (a free port, printed as the first line
+of its output): each ``POST .../chat/completions`` gets the next answer of SCRIPT, a JSON list
+of ``{"status": 200, "content": "...", "delay": 0, "headers": {}, "body": "..."}`` (``content``
+is the assistant's message; ``body``, when given, is sent as it is instead of a completion); the
+last answer repeats once the list is used up. Every request is logged to LOG as a JSON line
+(path, model, whether an Authorization header came, the user message). The server stops by
+itself after ``LIFETIME`` seconds.
+"""
+
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LIFETIME = 300
+
+
+def main(script_path: str, log_path: str) -> None:
+    with open(script_path, encoding="utf-8") as f:
+        script = json.load(f)
+    lock = threading.Lock()
+    served = [0]
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # quiet
+            pass
+
+        def do_POST(self):
+            length = int(self.headers.get("content-length") or 0)
+            request = json.loads(self.rfile.read(length) or b"{}")
+            with lock:
+                answer = script[min(served[0], len(script) - 1)]
+                served[0] += 1
+                with open(log_path, "a", encoding="utf-8") as log:
+                    messages = request.get("messages") or [{}]
+                    entry = {
+                        "path": self.path,
+                        "model": request.get("model"),
+                        "authorization": self.headers.get("authorization"),
+                        "user": messages[-1].get("content", ""),
+                    }
+                    log.write(json.dumps(entry) + "\n")
+            if not self.path.endswith("/chat/completions"):
+                answer = {"status": 404, "body": '{"error": {"message": "no such route"}}'}
+            time.sleep(answer.get("delay", 0))
+            body = answer.get("body")
+            if body is None:
+                body = json.dumps(
+                    {
+                        "id": f"chatcmpl-{served[0]}",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": request.get("model"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": answer["content"]},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                    }
+                )
+            data = body.encode("utf-8")
+            try:
+                self.send_response(answer.get("status", 200))
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for name, value in answer.get("headers", {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+                pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    threading.Timer(LIFETIME, server.shutdown).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

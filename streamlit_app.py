@@ -10,14 +10,19 @@ stack (torch, sentence-transformers) is imported only once dense retrieval is sw
 """
 
 import sys
+from pathlib import Path
 
 import streamlit as st
 
 from ui import warmup
 
+# A local file: a ":material/...:" page icon makes the browser fetch the favicon from Google's
+# font server on every page, which fails offline and tells a third party about every visit.
+FAVICON = Path(__file__).resolve().parent / "ui" / "assets" / "favicon.svg"
+
 
 def main() -> None:
-    st.set_page_config(page_title="Chunking Lab", page_icon=":material/view_agenda:", layout="wide")
+    st.set_page_config(page_title="Chunking Lab", page_icon=str(FAVICON), layout="wide")
     page = st.navigation(
         {
             "Results": [

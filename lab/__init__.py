@@ -9,6 +9,7 @@ configurations. No UI code here.
 """
 
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
+from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
 from .cluster import connect as connect_cluster
 from .collection import (
@@ -31,7 +32,10 @@ from .compare import (
     configure,
     differences,
     leaders,
+    p_text,
+    points,
     setting_names,
+    uses_embeddings,
 )
 from .corpus import (
     MAX_DOCUMENT_CHARS,
@@ -74,7 +78,8 @@ from .run import (
     sweep_cell,
     untrained_chunkers,
 )
-from .stats import mcnemar_exact, paired_bootstrap, wilson_interval
+from .stats import mcnemar_exact, paired_bootstrap, percent_digits, percent_text, wilson_interval
+from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
     "CHUNKERS",
@@ -130,11 +135,16 @@ __all__ = [
     "differences",
     "explain",
     "leaders",
+    "p_text",
+    "points",
+    "uses_embeddings",
     "load_corpus",
     "decode_text",
     "parse_qe",
     "mcnemar_exact",
     "paired_bootstrap",
+    "percent_digits",
+    "percent_text",
     "parse_document",
     "parse_html",
     "ranking_depth",
@@ -146,6 +156,10 @@ __all__ = [
     "sweep_cell",
     "wilson_interval",
     "untrained_chunkers",
+    "parents_over_budget",
+    "TRAINING_SPLITS",
+    "scored_on_training",
+    "training_warning",
     "Draft",
     "Endpoint",
     "LLMError",

@@ -18,14 +18,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING
 
-from .chunkers import reference_placement
+from .chunkers import CHUNKERS, reference_placement
 from .corpus import Corpus
 from .depth import Depth, ranking_depth
 from .embed import DEFAULT_MODEL
 from .metrics import Metrics, QuestionResult
 from .rerank import DEFAULT_RERANKER
 from .run import LabCache, LabConfig, LabResult, run_lab
-from .stats import CONFIDENCE, mcnemar_exact, paired_bootstrap, wilson_interval
+from .stats import (
+    CONFIDENCE,
+    mcnemar_exact,
+    mcnemar_interval,
+    paired_bootstrap,
+    percent_text,
+    wilson_interval,
+)
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
     import pandas as pd
@@ -40,6 +47,30 @@ OLD_NAMES = {"resolve_refs": "refs"}  # the on/off switch refs replaced: false i
 NAMES = {field: name for name, field in ALIASES.items()}
 SWITCHED_ON = {"dense": DEFAULT_MODEL, "rerank": DEFAULT_RERANKER}  # "dense=true" names these
 TRUE, FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")
+# Shares in JSON: recall over n questions moves in steps of 1/n, and resampled intervals end on
+# such steps too; four decimals tell apart any two of them for n under 10,000 and drop the
+# float noise of a subtraction (0.04999999999999999 is 0.05).
+DECIMALS = 4
+EMBEDDING_MODES = ("dense", "hybrid", "graph")  # graph: seeded from the hybrid fusion
+
+
+def share(x: float) -> float:
+    """A share (recall, a difference of recalls, an interval end) as JSON gives it."""
+    return round(x, DECIMALS) + 0.0  # + 0.0: no "-0.0"
+
+
+def uses_embeddings(config: LabConfig) -> bool:
+    """Whether a configuration's results depend on its dense model: dense or hybrid retrieval,
+    graph mode (seeded from the hybrid fusion when dense is on), a chunker that needs
+    embeddings, late chunking or reranking. With dense off, never."""
+    if config.dense is None:
+        return False
+    return (
+        any(m in EMBEDDING_MODES for m in config.modes)
+        or any(CHUNKERS[c].dense for c in config.chunkers)
+        or config.late
+        or config.rerank is not None
+    )
 
 
 def label(config: LabConfig) -> str:
@@ -161,7 +192,11 @@ class Recall:
         return self.hits / self.n if self.n else 0.0
 
     def as_dict(self) -> dict:
-        return {"recall": self.value, "questions": self.hits, "interval": [self.low, self.high]}
+        return {
+            "recall": share(self.value),
+            "questions": self.hits,
+            "interval": [share(self.low), share(self.high)],
+        }
 
 
 @dataclass(frozen=True)
@@ -177,6 +212,7 @@ class Transitions:
     b: Recall
     p_value: float  # exact McNemar, two-sided
     ci: tuple[float, float]  # paired bootstrap interval of B's recall minus A's
+    exact_ci: tuple[float, float]  # the exact McNemar test's own interval of the same
 
     @classmethod
     def of(cls, measure: str, a: Sequence[bool], b: Sequence[bool]) -> Transitions:
@@ -193,6 +229,7 @@ class Transitions:
             b=Recall.of(b),
             p_value=mcnemar_exact(fixed, broken),
             ci=paired_bootstrap(a, b),
+            exact_ci=mcnemar_interval(fixed, broken, len(pairs)),
         )
 
     @property
@@ -211,11 +248,13 @@ class Transitions:
                 f"B fixes no question and breaks none: A and B give the same {self.measure} "
                 f"verdicts on all {n} questions."
             )
-        fixes = f"fixes {self.fixed} question{'s' * (self.fixed != 1)}"
-        breaks = f"breaks {self.broken}" if self.broken else "breaks none"
+        low, high = self.exact_ci
         sentence = (
-            f"B {fixes} and {breaks}. With {n} questions this difference is "
-            f"{'' if self.significant else 'not '}significant (p = {p_text(self.p_value)})."
+            f"B {self.moves()}: {points(self.difference)} points (95% interval "
+            f"{points(low)} to {points(high)}). With {n} questions this difference is "
+            f"{'' if self.significant else 'not '}significant (exact McNemar test, "
+            f"p = {p_text(self.p_value)}); the interval "
+            f"{'leaves out' if self.significant else 'includes'} zero."
         )
         changed, needed = self.fixed + self.broken, fewest_significant()
         if changed < needed:
@@ -225,6 +264,11 @@ class Transitions:
             )
         return sentence
 
+    def moves(self) -> str:
+        """ "fixes 2 questions and breaks 1"."""
+        fixes = f"fixes {self.fixed} question{'s' * (self.fixed != 1)}"
+        return f"{fixes} and {f'breaks {self.broken}' if self.broken else 'breaks none'}"
+
     def as_dict(self) -> dict:
         return {
             "fixed": self.fixed,
@@ -233,9 +277,10 @@ class Transitions:
             "unchanged_fail": self.failed,
             "a": self.a.as_dict(),
             "b": self.b.as_dict(),
-            "difference": self.difference,
+            "difference": share(self.difference),
             "p_value": self.p_value,
-            "ci": list(self.ci),
+            "ci": [share(x) for x in self.ci],
+            "exact_ci": [share(x) for x in self.exact_ci],
         }
 
 
@@ -246,6 +291,15 @@ def fewest_significant() -> int:
     while mcnemar_exact(changed, 0) >= ALPHA:
         changed += 1
     return changed
+
+
+def points(x: float) -> str:
+    """A share as signed percentage points: whole points, one decimal when that would read
+    as zero ("+0.4"), "0" for none."""
+    value = 100 * x
+    if value == 0:
+        return "0"
+    return f"{value:+.0f}" if abs(value) >= 0.5 else f"{value:+.1f}"
 
 
 def p_text(p: float) -> str:
@@ -289,8 +343,16 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        """What B did to complete recall, in plain words."""
-        return self.complete.verdict()
+        """What B did to complete recall, in plain words, and to partial recall when complete
+        recall did not move but partial did."""
+        text = self.complete.verdict()
+        c, p = self.complete, self.partial
+        if c.fixed == c.broken == 0 and p.fixed + p.broken:
+            text += (
+                f" Partial recall (some evidence in the context) moved: B {p.moves()} "
+                f"({points(p.difference)} points, p = {p_text(p.p_value)})."
+            )
+        return text
 
     @property
     def warning(self) -> str | None:
@@ -440,7 +502,7 @@ class Leaders:
     def summary(self) -> str:
         """ "77%: structure · graph; 1 configuration is within one question of it"."""
         names = ", ".join(f"{c} · {m}" for c, m in self.best)
-        text = f"{self.value:.0%}: {names}"
+        text = f"{percent_text(self.value, self.questions)}: {names}"
         if len(self.best) > 1:
             text += f" ({len(self.best)} configurations tie)"
         if self.near:
@@ -487,5 +549,8 @@ __all__ = [
     "configure",
     "differences",
     "leaders",
+    "p_text",
+    "points",
     "setting_names",
+    "uses_embeddings",
 ]

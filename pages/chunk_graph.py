@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import cache, choices, context, graph, state
+from ui import cache, choices, context, draw, graph, state
 from ui.draw import md_escape
 
 settings = state.current()
@@ -31,6 +31,7 @@ with left:
     )
 with right:
     types = choices.page_pills("Edge types", list(graph.EDGE_COLORS), key="graph_edges")
+draw.training_notices(corpus, settings.split, (chunker,))
 view = graph.graph_view(corpus, settings.config, chunker, settings.question)
 q = context.question(corpus, settings.question)
 

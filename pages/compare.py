@@ -8,7 +8,7 @@ import json
 
 import streamlit as st
 
-from lab import question_count
+from lab import question_count, scored_on_training, uses_embeddings
 from ui import cache, compare, draw, state
 
 settings = state.current()
@@ -20,21 +20,24 @@ st.caption(
     "the sidebar's "
     f"configuration ({draw.REFS_NOTE[settings.refs]}); B is A with the settings below changed. "
     "Change one thing at a time, and look at which questions changed, not only the average."
-    + state.retrieval_note(settings, " A: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-a = compare.choose_a(settings)
+a = compare.choose_a(settings, cache.lab(corpus, settings.config))
+if uses_embeddings(a.config):  # a BM25 side does not use the dense model: not named for it
+    st.caption(state.retrieval_note(a, "A: "))
 b = compare.edit_b(a)
-draw.untrained_notice(corpus, tuple(dict.fromkeys(a.chunkers + b.chunkers)))
+draw.training_notices(corpus, settings.split, tuple(dict.fromkeys(a.chunkers + b.chunkers)))
 if a.config == b.config:
     st.info("B is the same as A: change one of B's settings to compare.", icon=":material/info:")
     st.stop()
 
 result = cache.comparison(corpus, a.config, b.config)
-compare.differences_note(result)
+compare.differences_note(
+    result, scored_on_training(corpus, settings.split, a.chunkers + b.chunkers)
+)
 compare.summary(result)
 draw.chart(cache.spec(compare.recall_chart), stretch=False, rows=compare.recall_data(result))
 

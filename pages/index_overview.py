@@ -35,8 +35,15 @@ st.caption(
     "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")
 )
-draw.untrained_notice(corpus, settings.chunkers)
-st.dataframe(overview.index_table(result), column_config=overview.INDEX_COLUMNS, hide_index=True)
+draw.training_notices(corpus, settings.split, settings.chunkers)
+cache.parents_notice(corpus, settings.config)
+table = overview.index_table(result)
+columns = overview.index_columns(
+    int(table["chunks"].max()), sum(len(q.evidence) for q in corpus.questions)
+)
+st.dataframe(overview.shown(table, overview.INDEX_MAIN), column_config=columns, hide_index=True)
+with st.expander("More index statistics: delivered sizes, long sentences, training"):
+    st.dataframe(overview.shown(table, overview.INDEX_MORE), column_config=columns, hide_index=True)
 
 st.subheader("Boundary map")
 names = state.chunker_options(settings.dense)

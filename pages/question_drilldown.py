@@ -5,9 +5,9 @@ import ui  # noqa: F401 - first: a cold deep link turns back to the entry point 
 # isort: split
 import streamlit as st
 
-from lab import CHUNKERS, describe_filter
+from lab import CHUNKERS, describe_filter, scored_on_training
 from ui import cache, context, drilldown, state
-from ui.draw import REFS_NOTE, grid, md_escape, untrained_notice
+from ui.draw import REFS_NOTE, grid, md_escape, training_notices
 
 settings = state.current()
 corpus = cache.corpus(settings.corpus)
@@ -40,7 +40,8 @@ else:
             f"the chunks of {len(kept)} of the {len(corpus.documents)} documents "
             f"({md_escape(', '.join(corpus.documents[d].name for d in kept)) or 'none'})."
         )
-    untrained_notice(corpus, settings.chunkers)
+    training_notices(corpus, settings.split, settings.chunkers)
+    cache.parents_notice(corpus, settings.config)
     drilldown.evidence_list(corpus, q)
 
     views = {
@@ -49,7 +50,8 @@ else:
         for mode in settings.modes
     }
     st.subheader("Every configuration")
-    st.dataframe(drilldown.overview(views, settings.chunkers, settings.modes))
+    trained = scored_on_training(corpus, settings.split, settings.chunkers)
+    st.dataframe(drilldown.overview(views, settings.chunkers, settings.modes, trained))
     st.caption(
         "complete: all the evidence is in the context · partial: some of it · miss: none. "
         "After the dot: why the missing evidence missed."

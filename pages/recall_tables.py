@@ -26,15 +26,17 @@ if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-draw.untrained_notice(corpus, settings.chunkers)
+draw.training_notices(corpus, settings.split, settings.chunkers)
+cache.parents_notice(corpus, settings.config)
 recall.headline(result)
-st.dataframe(table, column_config=recall.RECALL_COLUMNS, hide_index=True)
+n = len(corpus.split(settings.split))
+st.dataframe(recall.recall_view(table), column_config=recall.recall_columns(n), hide_index=True)
 draw.chart(cache.spec(recall.recall_chart), rows=recall.recall_data(table))
 st.caption("Whiskers: Wilson 95% intervals. Bars whose whiskers overlap are not told apart.")
 
 st.subheader("Ranking depth")
 depth = cache.view(corpus, ("depth", settings.config), recall.depth_table, result)
-st.dataframe(recall.depth_view(depth), column_config=recall.DEPTH_COLUMNS, hide_index=True)
+st.dataframe(recall.depth_view(depth), column_config=recall.depth_columns(n), hide_index=True)
 st.caption(
     "Before the budget cuts it: where each question's evidence sits in the ranking. Found in the "
     "top 10 but not the top 3 means ranking is the problem and a reranker is worth testing; not "
@@ -56,25 +58,32 @@ elif filtered:
 if documents.is_collection(corpus):
     documents.policy_nudge(corpus, settings.chunkers)
     st.subheader("By document type")
-    st.caption("Complete recall of the questions whose evidence is in documents of each type.")
-    by_type = cache.view(
+    st.caption(
+        "Complete recall of the questions whose evidence is in documents of each type (in "
+        "brackets: how many questions), per configuration."
+    )
+    by_type, counts = cache.view(
         corpus, ("by type", settings.config), documents.recall_by_type, result, corpus
     )
-    st.dataframe(by_type, column_config=documents.type_columns(by_type), hide_index=True)
+    st.dataframe(by_type, column_config=documents.type_columns(counts), hide_index=True)
     st.subheader("By question")
     st.caption(
-        "Each question's verdict in every configuration; **· 2 docs** marks a question whose "
-        "evidence is in two documents."
+        "Each question's verdict in every configuration, a tab per retrieval mode; **· 2 docs** "
+        "marks a question whose evidence is in two documents."
     )
     by_question = cache.view(
         corpus, ("by question", settings.config), documents.recall_by_question, result, corpus
     )
-    labels = [c for c in by_question.columns if c not in documents.QUESTION_COLUMNS]
-    st.dataframe(
-        documents.styled_by_question(by_question, labels),
-        column_config=documents.QUESTION_COLUMNS,
-        hide_index=True,
-    )
+    names = [draw.mode_name(m, settings.dense) for m in settings.modes]
+    for tab, mode in zip(st.tabs(names), settings.modes, strict=True):
+        shown = documents.by_question_view(by_question, mode, settings.chunkers, settings.dense)
+        labels = [c for c in shown.columns if c not in documents.QUESTION_COLUMNS]
+        tab.dataframe(
+            documents.styled_by_question(shown, labels),
+            column_config=documents.QUESTION_COLUMNS
+            | documents.verdict_columns(mode, settings.chunkers, settings.dense),
+            hide_index=True,
+        )
 
 st.subheader("Question × configuration")
 verdicts = cache.view(corpus, ("verdicts", settings.config), recall.verdict_data, result, corpus)

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lab import DEFAULT_BUDGETS, DEFAULT_SIZES
+from lab import DEFAULT_BUDGETS, DEFAULT_SIZES, scored_on_training
 from ui import cache, choices, draw, state, sweeps
 
 settings = state.current()
@@ -21,25 +21,29 @@ st.caption(
     f"{settings.split} questions · budgets {', '.join(map(str, budgets))} words · sizes "
     f"{', '.join(map(str, sizes))} characters · {draw.REFS_NOTE[settings.refs]}. One panel per "
     "chunker, a colour per retrieval mode; solid lines: complete recall, its 95% interval "
-    "shaded; dashed: partial. A thin line inside a wide one: equal recall. A red ✕ marks a point "
-    f"where {sweeps.NO_FIT}." + state.retrieval_note(settings, " Retrieval: ")
+    "shaded; dashed: partial. A thin line inside a wide one: equal recall."
+    + state.retrieval_note(settings, " Retrieval: ")
 )
 if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-draw.untrained_notice(corpus, settings.chunkers)
+draw.training_notices(corpus, settings.split, settings.chunkers)
 bar = st.progress(0.0, text="Sweeping…")
 rows = cache.sweep_rows(
     corpus,
     settings.config,
     budgets,
     sizes,
-    progress=lambda done, total: bar.progress(done / total, text=f"Sweeping… {done} of {total}"),
+    progress=lambda done, total, what: bar.progress(
+        done / total, text=f"Sweeping: {what}… ({done} of {total} done)" if what else "Drawing…"
+    ),
 )
 bar.empty()
 frame = pd.DataFrame(rows)
 grid = f"sweep {settings.config!r} {budgets} {sizes}"  # everything the sweep's views depend on
+modes = sweeps.modes_drawn(settings.modes)
+trained = scored_on_training(corpus, settings.split, settings.chunkers)
 
 lines = (
     ("budget", "size", settings.size, f"Recall against budget (L = {settings.size})"),
@@ -48,14 +52,32 @@ lines = (
 for x, held, value, title in lines:
     st.subheader(title)
     part = frame[frame[held] == value]
-    data = cache.view(corpus, (grid, x), sweeps.sweep_data, part, settings.modes)
-    template = cache.spec(sweeps.sweep_lines, x, settings.chunkers, settings.modes)
-    draw.chart(template, stretch=False, rows=data)
+    data = cache.view(corpus, (grid, x, modes), sweeps.sweep_data, part, modes)
+    st.html(sweeps.key_html(modes, settings.dense))
+    sweeps.panels(
+        [
+            (cache.spec(sweeps.sweep_panel, x, c, modes, c in trained), data[data["chunker"] == c])
+            for c in settings.chunkers
+        ]
+    )
 
 st.subheader("Budget × size")
 measure = choices.page_selectbox("Heatmap shows", ["complete", "partial"], key="heat")
 data = cache.view(corpus, (grid, measure), sweeps.heatmap_data, frame, measure)
-draw.chart(cache.spec(sweeps.sweep_heatmap, measure, settings.chunkers), stretch=False, rows=data)
+st.caption(
+    f"Columns: budget (words); rows: chunk size L (characters). Each cell: {measure} recall in "
+    f"percent; ✕: {sweeps.NO_FIT}."
+)
+sweeps.panels(
+    [
+        (
+            cache.spec(sweeps.heatmap_panel, measure, c, m),
+            data[(data["chunker"] == c) & (data["mode"] == m)],
+        )
+        for c in settings.chunkers
+        for m in modes
+    ]
+)
 
 st.subheader("Export")
 draw.downloads(

@@ -36,7 +36,7 @@ with left:
         help='Questions may name it in their "doc" field.',
     )
     st.text_area(
-        "Markdown or plain text",
+        "Markdown, plain text or HTML",
         key=corpus_input.widget(DOC),
         on_change=corpus_input.keep,
         args=(DOC,),
@@ -44,9 +44,9 @@ with left:
         placeholder="# Title\n\n## 1 Section\n\n### 1.1 Provision\n\nText…",
         help=f"At most {MAX_DOCUMENT_CHARS:,} characters.",
     )
-    st.file_uploader(
-        f"…or upload a .md or .txt file (up to {corpus_input.UPLOAD_MB} MB)",
-        type=["md", "markdown", "txt"],
+    st.file_uploader(  # any name: licence files have no extension; the text decides
+        f"…or upload a text file: markdown, plain text or HTML (up to {corpus_input.UPLOAD_MB} MB)",
+        type=None,
         key=corpus_input.UPLOADER[DOC],
         on_change=corpus_input.take_upload,
         args=(DOC,),

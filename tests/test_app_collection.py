@@ -9,7 +9,8 @@ import pytest
 from app_support import open_app
 from samples import TECHNOVA_DOCS as DOCS
 
-from ui import cache
+from lab import run_lab
+from ui import cache, documents
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
@@ -145,7 +146,7 @@ def test_boundary_map_shows_an_html_documents_extracted_text():
 
 
 def test_the_policy_nudge_adds_by_type_beside_the_chosen_chunkers():
-    at = on("pages/recall_tables.py")
+    at = on("pages/recall_tables.py", chunker=["structure", "fixed"])  # the user's choice
     assert "by-type" not in at.session_state["settings"].chunkers
     at = click(at, "Add by-type and table-rows")
     assert at.session_state["settings"].chunkers[-2:] == ("table-rows", "by-type")
@@ -154,10 +155,13 @@ def test_the_policy_nudge_adds_by_type_beside_the_chosen_chunkers():
 def test_recall_tables_break_recall_down_by_type_and_by_question():
     at = on("pages/recall_tables.py", chunker=POLICY, mode="flat")
     recall = frame_with(at, "complete w/o filters")
-    assert recall.set_index("configuration").loc["by-type · flat", "complete"] == 0.6
-    by_type = frame_with(at, "type")
-    assert "several types" in by_type["type"].tolist()
-    assert by_type["questions"].sum() == 20
+    assert recall.set_index("configuration").loc["by-type · flat", "complete"] == 60  # percent
+    by_type = frame_with(at, "several types")  # issue 21, item 4: configurations down
+    assert by_type["configuration"].tolist() == [f"{c} · flat" for c in POLICY]
+    assert {"faq", "spec-table", "several types"} <= set(by_type.columns)
+    support = cache.technova()
+    result = run_lab(support, at.session_state["settings"].config)
+    assert sum(documents.recall_by_type(result, support)[1].values()) == 20  # questions by type
     by_question = frame_with(at, "filter")
     marked = {q for q in by_question["question"] if q.endswith("docs")}
     assert marked == {"t05 · 2 docs", "t10 · 2 docs", "t27 · 2 docs"}
@@ -335,3 +339,21 @@ def test_the_support_collection_fills_in_and_loads_with_no_question_dropped():
     report = at.session_state["yc_report"]
     assert report.accepted == 31 and report.rejected == 0
     assert len(report.documents) == 7
+
+
+def test_a_collection_of_several_types_opens_with_its_policy_among_the_chunkers():
+    """Issue 21, item 8: on TechNova, by-type (its headline result) was not among the default
+    chunkers. It is, from a link and when the sidebar switches to the collection; a choice the
+    user made is kept."""
+    at = open_app("pages/recall_tables.py", corpus="technova")
+    assert at.session_state["settings"].chunkers[-1] == "by-type"
+    assert "chunker=" not in at.query_params  # the collection's own default
+    at = open_app("pages/recall_tables.py")
+    assert "by-type" not in at.session_state["settings"].chunkers
+    at.selectbox(key="corpus").select("technova").run()
+    assert at.session_state["settings"].chunkers[-1] == "by-type"
+    at.selectbox(key="corpus").select("handbook").run()
+    assert "by-type" not in at.session_state["settings"].chunkers
+    at.multiselect(key="chunker").set_value(["structure"]).run()
+    at.selectbox(key="corpus").select("technova").run()
+    assert at.session_state["settings"].chunkers == ("structure",)

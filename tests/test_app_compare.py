@@ -4,9 +4,9 @@ per-question table with drill-down links, bad links and bad pairs."""
 import pytest
 from app_support import open_app, tiny_cross_encoder
 
-from lab import build_corpus, embed
+from lab import LabConfig, build_corpus, embed, run_lab
 from ui import compare
-from ui.cache import USER, USER_CORPUS_KEY
+from ui.cache import USER, USER_CORPUS_KEY, handbook
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
@@ -32,11 +32,11 @@ def test_b_starts_as_a_with_the_retrieval_mode_switched():
     assert not app.exception
     assert app.title[0].value == "Compare"
     assert (app.selectbox(key="a_chunker").value, app.selectbox(key="a_mode").value) == (
-        "fixed",
+        "structure",  # the chunker whose modes disagree (issue 21, item 8)
         "flat",
     )
     assert (app.selectbox(key="b_chunker").value, app.selectbox(key="b_mode").value) == (
-        "fixed",
+        "structure",
         "graph",
     )
     assert "B changes: mode (flat → graph)" in markdown(app)
@@ -49,8 +49,8 @@ def test_structure_flat_against_graph_names_the_fixed_question():
     app = open_app(PAGE, a_chunker="structure", chunker=["structure", "qes-dp"])
     assert not app.exception
     assert (
-        "B fixes 1 question and breaks none. With 13 questions this difference is not "
-        "significant (p = 1.00)."
+        "B fixes 1 question and breaks none: +8 points (95% interval -7 to +8). With 13 "
+        "questions this difference is not significant (exact McNemar test, p = 1.00)"
     ) in markdown(app)
     rows = question_rows(app)
     assert rows["id"].iloc[0] == "q07"  # the changed question first
@@ -119,7 +119,7 @@ def test_b_changes_the_reference_placement_from_the_link():
     assert app.selectbox(key="b_refs").value == "off"
     assert "B changes: refs (delivered → off)" in markdown(app)
     assert not any("differ in" in w.value for w in app.warning)  # one setting changed
-    assert "B fixes 0 questions and breaks 3." in markdown(app)
+    assert "B fixes 0 questions and breaks 3:" in markdown(app)
     broken = question_rows(app).query("transition == 'broken'")
     assert list(broken["id"]) == ["q07", "q11", "q15"]
     link = share_link(app)
@@ -173,7 +173,7 @@ def test_a_bad_b_chunker_or_mode_is_named_with_the_one_value_b_takes():
     assert notices == [
         "Ignored **b_chunker=nope** from the link: expected one of fixed, sentence, structure, "
         "qes-dp, qes-greedy, recursive, parent-child, table-rows, by-type (semantic needs "
-        "dense=true). Using **fixed**.",
+        "dense=true). Using **structure**.",
         "Ignored **b_mode=zigzag** from the link: expected one of flat, graph (dense and hybrid "
         "need dense=true). Using **graph**.",
     ]
@@ -286,8 +286,8 @@ def test_filters_on_against_off_on_the_support_collection():
     assert app.toggle(key="b_filters").value is False
     assert "B changes: filters (on → off)" in markdown(app)
     assert (
-        "B fixes 1 question and breaks 1. With 20 questions this difference is not significant "
-        "(p = 1.00)."
+        "B fixes 1 question and breaks 1: 0 points (95% interval -10 to +10). With 20 questions "
+        "this difference is not significant (exact McNemar test, p = 1.00)"
     ) in markdown(app)
     rows = question_rows(app).set_index("id")
     assert rows.loc["t29", "transition"] == "broken"  # its WH-500 filter picked the right manual
@@ -302,7 +302,7 @@ def test_the_policy_against_structure_on_the_support_collection():
     app = open_app(PAGE, **TECHNOVA, a_chunker="structure", b_chunker="by-type")
     assert not app.exception, app.exception
     assert "B changes: chunker (structure → by-type)" in markdown(app)
-    assert "B fixes 3 questions and breaks none." in markdown(app)
+    assert "B fixes 3 questions and breaks none:" in markdown(app)
     rows = question_rows(app)
     assert list(rows["id"][:3]) == ["t11", "t13", "t16"]  # the spec-table questions
     assert set(rows["transition"][:3]) == {"fixed"} and set(rows["transition"][3:]) == {"same"}
@@ -327,3 +327,16 @@ def test_a_filters_value_that_is_no_flag_is_named_and_ignored():
         "Ignored **b_filters=maybe** from the link: expected true or false. Using **true**.",
     ]
     assert "filters" not in share_link(app)
+
+
+def test_compare_opens_on_the_chunker_whose_modes_disagree():
+    """Issue 21, item 8: Compare opened on fixed · flat against fixed · graph, which agree on
+    every question; it opens on the chunker whose flat and graph verdicts differ most."""
+    app = open_app(PAGE)
+    assert not app.exception
+    assert app.selectbox(key="a_chunker").value == "structure"
+    assert "B fixes 1 question and breaks none:" in markdown(app)
+    assert "a_chunker" not in share_link(app)  # the page's own starting point: not a change
+    chosen = open_app(PAGE, a_chunker="fixed")  # a link's choice wins
+    assert chosen.selectbox(key="a_chunker").value == "fixed"
+    assert compare.telling_chunker(run_lab(handbook(), LabConfig())) == "structure"

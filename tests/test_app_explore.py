@@ -3,6 +3,7 @@ and the views behind them checked against the engine."""
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -427,6 +428,18 @@ def test_a_link_to_a_corpus_the_server_no_longer_keeps_says_so(app_folders):
     assert "corpus_id" not in fresh.query_params
 
 
+def test_a_link_to_a_lost_corpus_says_so_once_not_also_about_its_question(app_folders):
+    """Issue 21, item 13: the question the link names belongs to the corpus it could not open;
+    one notice says what happened, not a second "Ignored question=h1"."""
+    at = type_corpus(app_on(CORPUS), DOCUMENT.replace("ten", "twelve"), json.dumps(QUESTIONS))
+    digest = at.session_state["settings"].corpus_id
+    (app_folders["CHUNKING_LAB_STORE"] / f"{digest}.json").unlink()
+    fresh = app_on(DRILL, corpus="your corpus", corpus_id=digest, question="h1")
+    (notice,) = fresh.warning
+    assert "no longer kept on this server" in notice.value
+    assert fresh.session_state["settings"].question == "q04"  # the handbook's first
+
+
 @pytest.mark.parametrize("digest", ["../../etc/passwd", "/etc/passwd", "0" * 64, "abc"])
 def test_a_corpus_id_that_is_no_digest_is_ignored(digest):
     at = app_on(CORPUS, corpus="your corpus", corpus_id=digest)
@@ -494,12 +507,60 @@ def test_uploads_fill_the_inputs_and_bad_files_are_refused():
     at.file_uploader(key="yc_document_file").upload("rules.md", DOCUMENT.encode(), "text/markdown")
     at.run()
     assert at.text_area(key="yc_document__widget").value == DOCUMENT
-    assert at.text_input(key="yc_name__widget").value == "rules"
+    assert at.text_input(key="yc_name__widget").value == "rules.md"
     at.file_uploader(key="yc_qe_file").upload("qe.json", b"\x80\x81bad\xff", "application/json")
     at.run()
     assert not at.exception
     assert any("not replaced" in e.value and "not UTF" in e.value for e in at.error)
     assert at.text_area(key="yc_qe__widget").value == ""
+
+
+REAL = Path(__file__).resolve().parent / "data" / "real"
+
+
+def test_the_document_uploaders_take_a_file_without_an_extension():
+    """Issue 21, item 11: Debian's licence files have no extension, and the uploaders refused
+    them (and .html, offered by the page). Any name is offered; the text decides."""
+    at = app_on(CORPUS)
+    assert list(at.file_uploader(key="yc_document_file").proto.type) == []
+    assert list(at.file_uploader(key="yc_files_upload").proto.type) == []
+    licence = (REAL / "Apache-2.0").read_bytes()
+    at.file_uploader(key="yc_document_file").upload("Apache-2.0", licence)
+    at.run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="yc_document__widget").value == licence.decode()
+    assert at.text_input(key="yc_name__widget").value == "Apache-2.0"
+
+
+HTML_QUESTIONS = [
+    {
+        "id": "u1",
+        "question": "Which user do daemons that own no files run as?",
+        "evidence": ["Daemons that don't need to own any files sometimes run as nobody.nogroup"],
+    },
+    {"id": "u2", "question": "Who may log in as lp?", "evidence": ["Nobody logs in as lp."]},
+]
+
+
+def test_an_uploaded_html_page_is_read_as_html_and_the_report_counts_in_words():
+    """Issue 21, item 11: an .html upload keeps its name, so the engine reads it as HTML and the
+    report says so ("Read as"); "1 evidence span", "1 problem"; a rejected question shows its
+    text."""
+    at = app_on(CORPUS)
+    page = (REAL / "users-and-groups.html").read_bytes()
+    at.file_uploader(key="yc_document_file").upload("users-and-groups.html", page, "text/html")
+    at.run()
+    assert at.text_input(key="yc_name__widget").value == "users-and-groups.html"
+    at.text_area(key="yc_qe__widget").set_value(json.dumps(HTML_QUESTIONS))
+    click(at.run(), "Check and load")
+    made = report(at)
+    assert made.documents["format"].tolist() == ["html"]
+    rows = made.rows.set_index("question")
+    assert rows.loc["u1", "why"] == "1 evidence span found (test)"
+    assert rows.loc["u2", "status"] == "rejected"
+    assert rows.loc["u2", "text"] == "Who may log in as lp?"
+    (warned,) = [w.value for w in at.warning if "left questions out" in w.value]
+    assert warned.startswith("1 problem left questions out; 1 valid question runs.")
 
 
 def test_a_utf16_upload_is_read_as_text():

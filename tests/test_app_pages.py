@@ -1,5 +1,6 @@
 """AppTest of the index overview, recall tables and sweep charts pages, and their drawings."""
 
+import json
 import re
 
 import altair as alt
@@ -8,17 +9,21 @@ import pytest
 from app_support import PAGES, open_app
 
 from lab import (
-    CHUNKERS,
     LEXICAL_MODES,
+    MODES,
     LabConfig,
     build_corpus,
     build_index,
     configure,
+    embed,
+    percent_digits,
+    percent_text,
     run_lab,
     sweep,
 )
 from lab import compare as compare_configs
-from ui import compare, draw, overview, recall, sweeps
+from lab.cli import main
+from ui import cache, compare, draw, overview, recall, sweeps
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.state import chunker_options
 
@@ -60,10 +65,12 @@ def test_the_all_split_is_counted_as_all_questions(page, count):
 @pytest.mark.parametrize("chunker", chunker_options(dense=False))
 def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
     app = open_app("pages/recall_tables.py", chunker=chunker, mode=mode)
-    assert not app.exception and not app.warning
+    assert not app.exception
+    # parent-child says up front that some of its parents never fit 120 words (issue 21, 16)
+    assert [w.icon for w in app.warning] == ([":material/crop_free:"] * (chunker == "parent-child"))
     table = app.dataframe[0].value
     assert list(table["configuration"]) == [draw.config_label(chunker, mode)]
-    assert table["complete"].between(0, 1).all()
+    assert table["complete"].between(0, 100).all()  # percent
     assert (table["complete"] <= table["partial"]).all()
 
 
@@ -149,9 +156,9 @@ def test_every_chart_template_is_a_valid_vega_lite_spec():
         recall.recall_chart(),
         recall.verdict_matrix(),
         alt.LayerChart.from_dict(overview.boundary_strip(), validate=True),
-        sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES),
-        sweeps.sweep_lines("size", ("structure",), ("graph",)),
-        sweeps.sweep_heatmap("partial", tuple(CHUNKERS)),
+        sweeps.sweep_panel("budget", "fixed", LEXICAL_MODES),
+        sweeps.sweep_panel("size", "structure", ("graph",)),
+        sweeps.heatmap_panel("partial", "structure", "flat"),
         compare.recall_chart(),
     ]
     for chart in templates:
@@ -170,11 +177,11 @@ def test_chart_data_fill_the_named_datasets_of_their_templates(handbook):
         (recall.verdict_matrix(), {"rows": recall.verdict_data(result, handbook)}),
         (overview.boundary_strip(), overview.strip_data(index, 0, 120)),
         (
-            sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES),
+            sweeps.sweep_panel("budget", "fixed", LEXICAL_MODES),
             {"rows": sweeps.sweep_data(frame, LEXICAL_MODES)},
         ),
         (
-            sweeps.sweep_heatmap("complete", tuple(CHUNKERS)),
+            sweeps.heatmap_panel("complete", "fixed", "flat"),
             {"rows": sweeps.heatmap_data(frame, "complete")},
         ),
         (compare.recall_chart(), {"rows": compare.recall_data(flat_vs_graph)}),
@@ -370,9 +377,9 @@ def test_recall_table_shows_each_recall_with_its_wilson_interval():
     table = app.dataframe[0].value.set_index("configuration")
     # Wilson 95% intervals by hand (z = 1.96): 9/13 0.424-0.873, 10/13 0.497-0.918,
     # 12/13 0.667-0.986
-    assert table.loc["structure · flat", "complete CI"] == "42% – 87%"  # 9 of 13
-    assert table.loc["structure · graph", "complete CI"] == "50% – 92%"  # 10 of 13
-    assert table.loc["structure · flat", "partial CI"] == "67% – 99%"  # 12 of 13
+    assert table.loc["structure · flat", "complete CI"] == "42–87%"  # 9 of 13
+    assert table.loc["structure · graph", "complete CI"] == "50–92%"  # 10 of 13
+    assert table.loc["structure · flat", "partial CI"] == "67–99%"  # 12 of 13
 
 
 def test_recall_headline_names_the_near_ties():
@@ -440,14 +447,15 @@ def _legends(spec) -> set[tuple[str, str]]:
     return found
 
 
-def test_sweep_lines_give_each_chunker_a_tall_panel_under_one_legend():
-    spec = sweeps.sweep_lines("budget", tuple(CHUNKERS), LEXICAL_MODES).to_dict()
-    assert spec["facet"]["field"] == "chunker" and spec["columns"] == 3
-    assert spec["spec"]["height"] >= 200 and spec["spec"]["width"] >= 250
-    # colour and dash encode the same field, so Vega-Lite draws one legend whose entries show
-    # both: "flat · complete" solid blue, "flat · partial" dashed blue, ...
-    assert _legends(spec) == {("color", "line"), ("strokeDash", "line")}
-    lines = next(layer for layer in spec["spec"]["layer"] if _mark(layer) == "line")
+def test_sweep_panels_have_a_fixed_size_and_one_key_above_them():
+    """Issue 21, item 3: one chart per chunker, of a fixed size, so that a row of them wraps at
+    the width there is instead of one wide chart scrolling sideways at 1280 px."""
+    spec = sweeps.sweep_panel("budget", "structure", LEXICAL_MODES).to_dict()
+    assert "facet" not in spec and spec["autosize"] == {"type": "pad"}
+    assert spec["title"]["text"] == "structure"
+    assert spec["height"] >= 180 and 180 <= spec["width"] <= 240  # three fit 820 px with axes
+    assert _legends(spec) == set()  # the key is drawn once, above the panels
+    lines = next(layer for layer in spec["layer"] if _mark(layer) == "line")
     dash = lines["encoding"]["strokeDash"]["scale"]
     assert dash["domain"] == [
         "flat · complete",
@@ -456,11 +464,33 @@ def test_sweep_lines_give_each_chunker_a_tall_panel_under_one_legend():
         "graph · partial",
     ]
     assert dash["range"][0] == [1, 0] and dash["range"][1] != [1, 0]
+    key = sweeps.key_html(LEXICAL_MODES)
+    assert [n in key for n in dash["domain"]] == [True] * 4
+    assert "dashed #e8590c" in key and "solid #1c7ed6" in key
+
+
+def test_more_than_two_modes_are_drawn_a_family_at_a_time():
+    """Issue 21, item 5: with dense on, eight lines and four bands in a panel cannot be read; a
+    panel draws at most two modes, a family at a time."""
+    assert sweeps.mode_groups(("flat", "graph")) == {"chosen": ("flat", "graph")}
+    assert sweeps.mode_groups(("flat", "dense")) == {"chosen": ("flat", "dense")}
+    assert sweeps.mode_groups(MODES) == {
+        "lexical": ("flat", "graph"),
+        "embedding": ("dense", "hybrid"),
+    }
+    assert sweeps.mode_groups(("graph", "dense", "hybrid")) == {
+        "lexical": ("graph",),
+        "embedding": ("dense", "hybrid"),
+    }
+    for modes in (MODES, ("flat", "dense", "hybrid")):
+        groups = sweeps.mode_groups(modes).values()
+        assert sorted(m for g in groups for m in g) == sorted(modes)  # every mode in one
+        assert max(map(len, groups)) <= 2
 
 
 def test_equal_sweep_lines_stay_visible():
-    spec = sweeps.sweep_lines("size", ("structure",), LEXICAL_MODES).to_dict()
-    lines = next(layer for layer in spec["spec"]["layer"] if _mark(layer) == "line")
+    spec = sweeps.sweep_panel("size", "structure", LEXICAL_MODES).to_dict()
+    lines = next(layer for layer in spec["layer"] if _mark(layer) == "line")
     scale = lines["encoding"]["strokeWidth"]["scale"]
     widths = dict(zip(scale["domain"], scale["range"], strict=True))
     # graph is drawn thinner on top of flat: equal lines show a thin line inside a wide one
@@ -479,9 +509,141 @@ def test_sweep_bands_are_the_wilson_intervals(handbook):
     )
     band = next(
         layer
-        for layer in sweeps.sweep_lines("budget", ("structure",), LEXICAL_MODES).to_dict()["spec"][
-            "layer"
-        ]
+        for layer in sweeps.sweep_panel("budget", "structure", LEXICAL_MODES).to_dict()["layer"]
         if _mark(layer) == "area"
     )
     assert (band["encoding"]["y"]["field"], band["encoding"]["y2"]["field"]) == ("low", "high")
+
+
+def test_a_sweep_names_each_step_it_computes_and_computes_none_once_cached(handbook):
+    """Issue 21, item 5: chunking, embedding and ranking one chunker at one size is the slow part
+    of a sweep: each such step is cached, and the progress bar names the one being computed."""
+    config = LabConfig(chunkers=("structure", "fixed"))
+    calls = []
+    first = cache.sweep_rows(handbook, config, (47,), (250, 450), lambda *call: calls.append(call))
+    assert calls == [
+        (0, 4, "chunking and ranking structure at L = 250"),
+        (1, 4, "chunking and ranking fixed at L = 250"),
+        (2, 4, "chunking and ranking structure at L = 450"),
+        (3, 4, "chunking and ranking fixed at L = 450"),
+        (4, 4, ""),
+    ]
+    calls.clear()
+    again = cache.sweep_rows(handbook, config, (47,), (250, 450), lambda *call: calls.append(call))
+    assert calls == [(4, 4, "")] and again == first
+    assert {(r["chunker"], r["size"], r["budget"]) for r in first} == {
+        (c, s, 47) for c in ("structure", "fixed") for s in (250, 450)
+    }
+
+
+def _font_sizes(spec) -> list[tuple[str, float]]:
+    """Every font size a Vega-Lite spec sets, with its key."""
+    found = []
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key.lower().endswith("fontsize") and isinstance(value, int | float):
+                found.append((key, value))
+            else:
+                found += _font_sizes(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found += _font_sizes(value)
+    return found
+
+
+@pytest.mark.parametrize("page", [*PAGES, "pages/compare.py", "pages/chunk_graph.py"])
+def test_chart_text_is_readable_on_a_projector(page):
+    """Issue 21, item 13: chart and heatmap text was 9-11 px. Every chart a page draws sets its
+    axis, legend, header and text sizes, none below 12 px."""
+    app = open_app(page, question="q07")
+    charts = [json.loads(e.proto.spec) for e in app.get("vega_lite_chart")]
+    assert charts, page
+    for spec in charts:
+        config = spec["config"]
+        for part, key in (
+            ("axis", "labelFontSize"),
+            ("legend", "labelFontSize"),
+            ("text", "fontSize"),
+        ):
+            assert config[part][key] >= draw.MIN_FONT
+        small = [(k, v) for k, v in _font_sizes(spec) if v < draw.MIN_FONT]
+        assert not small, (page, small)
+
+
+def test_the_share_link_says_how_to_copy_it_without_naming_a_hidden_button():
+    """Issue 21, item 13: the copy button of a code block shows only while pointed at."""
+    app = open_app()
+    (caption,) = [c.value for c in app.sidebar.caption if "settings included" in c.value]
+    assert "Point at the link for its copy button" in caption and "at its right" not in caption
+
+
+@pytest.mark.parametrize("page", [*PAGES, "pages/compare.py", "pages/question_drilldown.py"])
+def test_split_all_warns_that_the_qes_chunkers_are_scored_on_their_training_data(page):
+    """Issue 21, item 17: on every page, --split all's rows of qes-dp and qes-greedy are marked
+    as scored on training data, with a warning saying why."""
+    one = {"a_chunker": "qes-dp"} if page == "pages/compare.py" else {}  # A: one chunker
+    app = open_app(page, split="all", chunker=["structure", "qes-dp", "qes-greedy"], **one)
+    assert not app.exception
+    (warned,) = [w.value for w in app.warning if "train questions, which the all split" in w.value]
+    assert ("qes\\-dp learns" if one else "qes\\-dp and qes\\-greedy learn") in warned
+    if one:
+        marked = "qes\\-dp · flat \\(scored on training data\\)"  # as md_escape writes it
+        assert any(marked in m.value for m in app.markdown)
+    if page == "pages/recall_tables.py":
+        table = app.dataframe[0].value
+        assert dict(zip(table["configuration"], table["note"], strict=True)) == {
+            "structure · flat": "",
+            "structure · graph": "",
+            "qes-dp · flat": "scored on training data",
+            "qes-dp · graph": "scored on training data",
+            "qes-greedy · flat": "scored on training data",
+            "qes-greedy · graph": "scored on training data",
+        }
+    if page == "pages/index_overview.py":
+        labels = app.dataframe[0].value["label"].tolist()
+        assert [lab.endswith("(scored on training data)") for lab in labels] == [False, True, True]
+    test = open_app(page, chunker=["structure", "qes-dp", "qes-greedy"])
+    assert not any("training data" in w.value for w in test.warning)
+
+
+def test_parent_child_warns_before_the_results_when_its_parents_cannot_fit():
+    """Issue 21, item 16: at 60 words many of parent-child's parents (up to 2 L) never fit."""
+    app = open_app("pages/recall_tables.py", chunker="parent-child", budget="60")
+    (warned,) = [w.value for w in app.warning if "parent\\-child" in w.value]
+    assert "can never be retrieved" in warned and "60\\-word budget" in warned
+    roomy = open_app("pages/recall_tables.py", chunker="parent-child", budget="400")
+    assert not any("parent\\-child" in w.value for w in roomy.warning)
+
+
+def test_one_rounding_rule_for_percentages_in_the_app_and_the_cli(capsys):
+    """Issue 21, item 7: the recall table showed "15.38%" of 13 questions where the headline,
+    chart and Compare said 15%. One rule: the fewest decimals that tell any two counts apart,
+    whole percents up to 100 items."""
+    assert [percent_digits(n) for n in (13, 100, 101, 1000, 1001)] == [0, 0, 1, 1, 2]
+    assert percent_text(2 / 13, 13) == "15%" and percent_text(2 / 150, 150) == "1.3%"
+    app = open_app("pages/recall_tables.py", chunker="fixed", mode="flat")
+    config = json.loads(app.dataframe[0].proto.columns)
+    assert config["complete"]["type_config"]["format"] == "%.0f%%"
+    assert app.dataframe[0].value["complete"].iloc[0] == pytest.approx(100 * 2 / 13)
+    assert "Best complete recall 15%" in app.markdown[0].value.replace("\\", "")
+    assert main(["run", "--chunker", "fixed", "--mode", "flat"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    row = next(line.split() for line in out if line.startswith("fixed "))  # the recall row
+    assert row[2:5] == ["69%", "15%", "4-42%"]  # partial, complete, its interval
+
+
+@pytest.mark.skipif(not embed.dense_status()[0], reason="needs requirements-dense.txt")
+def test_graph_results_say_they_are_seeded_from_the_hybrid_fusion_with_dense_on():
+    """Issue 21, item 6: with dense on, graph mode is seeded from the hybrid fusion and its
+    recall changes meaning; the results name it, not only a tooltip."""
+    query = {"dense": "true", "chunker": "structure", "mode": ["flat", "graph"]}
+    app = open_app("pages/recall_tables.py", **query)
+    assert not app.exception
+    assert app.dataframe[0].value["configuration"].tolist() == [
+        "structure · flat",
+        "structure · graph (hybrid seeds)",
+    ]
+    drill = open_app("pages/question_drilldown.py", **query)
+    assert any(m.value == "##### graph (hybrid seeds) retrieval" for m in drill.markdown)
+    plain = open_app("pages/recall_tables.py", chunker="structure")
+    assert plain.dataframe[0].value["configuration"].tolist()[1] == "structure · graph"

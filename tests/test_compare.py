@@ -1,7 +1,7 @@
 """Comparing two configurations: transitions, their statistics and verdict, the settings that
 differ, bad pairs, ties at the top, and ranking depth, checked by hand and on the handbook."""
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -14,13 +14,18 @@ from lab import (
     differences,
     leaders,
     load_corpus,
+    mcnemar_exact,
+    points,
     ranking_depth,
     run_lab,
     setting_names,
+    uses_embeddings,
 )
+from lab.cli.tables import settings_note
 from lab.compare import Transitions, fewest_significant
 from lab.depth import found_at
 from lab.metrics import EvidenceResult, QuestionResult
+from lab.stats import mcnemar_interval
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 STRUCTURE_FLAT = LabConfig(chunkers=("structure",), modes=("flat",))
@@ -56,17 +61,21 @@ def test_verdict_names_fixed_and_broken_and_says_not_significant():
     t = Transitions.of("complete", a, b)
     assert (t.fixed, t.broken) == (3, 1)
     assert t.verdict().startswith(
-        "B fixes 3 questions and breaks 1. With 13 questions this difference is not "
-        "significant (p = 0.62)."
+        "B fixes 3 questions and breaks 1: +15 points (95% interval -19 to +30). With 13 "
+        "questions this difference is not significant (exact McNemar test, p = 0.62); the "
+        "interval includes zero."
     )
 
 
 def test_verdict_calls_six_one_way_changes_significant():
     t = Transitions.of("complete", [False] * 6 + [True] * 7, [True] * 13)
     assert (t.fixed, t.broken, t.p_value) == (6, 0, pytest.approx(0.03125))  # 2 / 2**6
+    # 6 of 6 changed went B's way: Clopper-Pearson lower end 0.025 ** (1/6) = 0.5407, so the
+    # interval is 6/13 * (2 * 0.5407 - 1) = +3.8 to 6/13 = +46 points
     assert t.verdict() == (
-        "B fixes 6 questions and breaks none. With 13 questions this difference is "
-        "significant (p = 0.031)."
+        "B fixes 6 questions and breaks none: +46 points (95% interval +4 to +46). With 13 "
+        "questions this difference is significant (exact McNemar test, p = 0.031); the "
+        "interval leaves out zero."
     )
 
 
@@ -101,8 +110,8 @@ def test_graph_mode_fixes_a_structure_question_on_the_handbook(flat_vs_graph):
     assert (c.partial.fixed, c.partial.broken, c.partial.p_value) == (0, 1, 1.0)
     assert [q.id for q in c.questions if q.partial_transition == "broken"] == ["q08"]
     assert c.verdict.startswith(
-        "B fixes 1 question and breaks none. With 13 questions this difference is not "
-        "significant (p = 1.00)."
+        "B fixes 1 question and breaks none: +8 points (95% interval -7 to +8). With 13 "
+        "questions this difference is not significant (exact McNemar test, p = 1.00)"
     )
     assert [str(d) for d in c.differences] == ["mode (flat → graph)"]
     assert c.warning is None
@@ -139,7 +148,7 @@ def test_a_changed_chunker_breaks_questions_on_the_handbook(handbook):
     assert [q.id for q in c.questions if q.transition == "fixed"] == ["q15"]
     assert c.complete.p_value == pytest.approx(0.625)  # 2 * P(X <= 1), X ~ Bin(4, 1/2) = 10/16
     assert (c.partial.fixed, c.partial.broken) == (0, 3)
-    assert c.verdict.startswith("B fixes 1 question and breaks 3.")
+    assert c.verdict.startswith("B fixes 1 question and breaks 3:")
 
 
 def test_structure_against_fixed_windows_is_significant_on_the_handbook(handbook):
@@ -151,8 +160,9 @@ def test_structure_against_fixed_windows_is_significant_on_the_handbook(handbook
     assert c.complete.p_value == pytest.approx(2 / 2**7)
     assert c.complete.significant
     assert c.verdict == (
-        "B fixes 7 questions and breaks none. With 13 questions this difference is significant "
-        "(p = 0.016)."
+        "B fixes 7 questions and breaks none: +54 points (95% interval +10 to +54). With 13 "
+        "questions this difference is significant (exact McNemar test, p = 0.016); the "
+        "interval leaves out zero."
     )
 
 
@@ -169,7 +179,7 @@ def test_json_shape_of_a_comparison(flat_vs_graph):
         assert part["a"]["interval"][0] <= part["a"]["recall"] <= part["a"]["interval"][1]
     # Wilson 95% interval of 9/13 (z = 1.95996): centre (9/13 + z²/26) / (1 + z²/13) = 0.64844,
     # half-width z·sqrt(9·4/13³ + z²/676) / (1 + z²/13) = 0.22475
-    assert data["complete"]["a"]["interval"] == pytest.approx([0.42369, 0.87319], abs=1e-5)
+    assert data["complete"]["a"]["interval"] == pytest.approx([0.4237, 0.8732])
 
 
 # --- settings -------------------------------------------------------------------------------
@@ -348,3 +358,64 @@ def test_depth_with_everything_in_the_top_3_blames_neither():
     d = ranking_depth([question(1, 3), question(2)])
     assert d.finding == "neither"
     assert d.advice.startswith("All 2 questions have their evidence in the top 3")
+
+
+# --- issue 21: the verdict's own interval, what partial recall did, JSON's figures -------------
+
+
+def test_the_verdicts_interval_is_the_exact_tests_and_never_contradicts_it():
+    """Issue 21, item 9: "B − A −38 (−69 to −15)" beside "significant: no" read as a
+    contradiction: the bootstrap interval is approximate. The verdict gives the exact test's own
+    interval, which leaves out zero exactly when the test calls the difference significant."""
+    for fixed in range(21):
+        for broken in range(21):
+            if fixed + broken == 0:
+                continue
+            low, high = mcnemar_interval(fixed, broken, fixed + broken + 4)
+            assert low <= (fixed - broken) / (fixed + broken + 4) <= high
+            assert (low > 0 or high < 0) == (mcnemar_exact(fixed, broken) < 0.05), (fixed, broken)
+    t = Transitions.of("complete", [True] * 5 + [False] * 8, [False] * 13)
+    # 0 of 5 changed went B's way: Clopper-Pearson upper end 1 - 0.025 ** (1/5) = 0.5218, so
+    # the interval is -5/13 = -38 to 5/13 * (2 * 0.5218 - 1) = +1.7 points
+    assert t.exact_ci == pytest.approx((-5 / 13, 5 / 13 * (2 * 0.52182 - 1)), abs=1e-5)
+    assert t.ci[1] < 0  # the bootstrap leaves out zero: the test does not
+    assert t.verdict().startswith(
+        "B fixes 0 questions and breaks 5: -38 points (95% interval -38 to +2). With 13 "
+        "questions this difference is not significant (exact McNemar test, p = 0.062); the "
+        "interval includes zero."
+    )
+
+
+def test_with_complete_recall_unmoved_the_verdict_says_what_partial_recall_did(handbook):
+    """Issue 21, item 18: with metadata filters off, "B fixes no question and breaks none"
+    hid that partial recall changed."""
+    a = LabConfig(chunkers=("fixed",), modes=("flat",))
+    c = compare(handbook, a, configure(a, "headers=true"))
+    assert (c.complete.fixed, c.complete.broken) == (0, 0)
+    assert c.partial.fixed + c.partial.broken > 0
+    assert c.verdict.startswith("B fixes no question and breaks none: A and B give the same")
+    assert (
+        f" Partial recall (some evidence in the context) moved: B {c.partial.moves()} "
+        f"({points(c.partial.difference)} points, p = "
+    ) in c.verdict
+
+
+def test_comparison_json_gives_shares_to_four_decimals():
+    """Issue 21, item 18: 1/20 came out as 0.04999999999999999 (a subtraction's float noise);
+    recall moves in steps of 1/n, so four decimals tell every step apart."""
+    a = [True] * 3 + [False] * 17
+    t = Transitions.of("complete", a, [True] * 4 + [False] * 16)
+    assert t.difference != 0.05  # 0.2 - 0.15 in floats
+    data = t.as_dict()
+    assert data["difference"] == 0.05 and data["a"]["recall"] == 0.15
+    assert all(round(x, 4) == x for x in data["ci"] + data["exact_ci"] + data["a"]["interval"])
+
+
+def test_a_side_names_the_dense_model_only_when_it_uses_it():
+    """Issue 21, item 18: the "A:" line named the dense model when A was BM25 flat."""
+    dense = LabConfig(chunkers=("structure",), modes=("flat",), dense="all-MiniLM-L6-v2")
+    assert not uses_embeddings(dense)
+    assert "dense" not in settings_note(dense, uses_embeddings(dense))
+    for changed in ("mode=hybrid", "mode=graph", "chunker=semantic", "late=true"):
+        assert uses_embeddings(configure(dense, changed)), changed
+    assert not uses_embeddings(replace(dense, modes=("graph",), dense=None))

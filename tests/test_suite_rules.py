@@ -2,6 +2,7 @@
 collection fails, so an engine-only run never starts the app by accident."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,3 +41,27 @@ def test_marked_app_test_files_collect(tmp_path):
     run = collect(tmp_path)
     assert run.returncode == 0, run.stderr
     assert "2 tests collected" in run.stdout
+
+
+def test_ci_runs_the_readmes_test_command_in_a_fresh_venv_before_the_full_run():
+    """Issue 21, item 1: CI installs every extra, so on its own it never sees what a new user
+    sees. It first runs the README's test command in a new virtual environment holding only
+    requirements-dev.txt, then the full run."""
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    command = re.search(
+        r"^pip install -r requirements-dev\.txt && (python -m pytest)\s", readme, re.M
+    )
+    assert command, "the README's test command"
+    steps = [
+        line.strip()
+        for line in (TESTS.parent / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    venv = next(i for i, s in enumerate(steps) if s.startswith("python -m venv "))
+    folder = steps[venv].removeprefix("python -m venv ").strip('"')
+    python = f'"{folder}/bin/python"'
+    fresh_install = steps.index(f"{python} -m pip install -r requirements-dev.txt")
+    fresh_tests = steps.index(f"{python} {command[1].removeprefix('python ')}")
+    full_install = next(i for i, s in enumerate(steps) if "requirements-dense.txt" in s)
+    full_tests = len(steps) - 1 - steps[::-1].index(command[1])
+    assert venv < fresh_install < fresh_tests < full_install < full_tests

@@ -34,6 +34,7 @@ from lab import (
     compare,
     load_collection,
     load_corpus,
+    parents_over_budget,
     run_lab,
     sweep,
 )
@@ -316,12 +317,27 @@ def index(of: Corpus, config: LabConfig, chunker: str) -> Index:
     return workbench(of).index(of, config, chunker)
 
 
+PARENT_CHILD = "parent-child"
+
+
+def parents_notice(of: Corpus, config: LabConfig) -> None:
+    """Warn, before the results, when parent-child delivers parents longer than the budget:
+    those chunks can never be retrieved (a parent spans up to 2 L)."""
+    if PARENT_CHILD not in config.chunkers:
+        return
+    problem = parents_over_budget(
+        index(of, config, PARENT_CHILD).chunks, config.size, config.budget
+    )
+    if problem:
+        st.warning(md_escape(problem), icon=":material/crop_free:")
+
+
 def sweep_rows(
     of: Corpus,
     config: LabConfig,
     budgets: Sequence[int],
     sizes: Sequence[int],
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> list[dict]:
     """Sweep rows over ``budgets`` x ``sizes`` for the configuration's chunkers and modes, in
     size, chunker, mode and budget order.
@@ -329,8 +345,10 @@ def sweep_rows(
     Cached per size, chunker and budget group (the default budgets together, any other budget
     alone), so a new budget computes only its own column, and toggling a chunker recomputes
     only that chunker. Steps not cached yet run on the Dask cluster when one is configured
-    (:mod:`ui.cluster`), all at once, ``progress`` counting finished tasks; otherwise here, one
-    after another, ``progress`` counting steps.
+    (:mod:`ui.cluster`), all at once, ``progress(done, total, "")`` counting finished tasks;
+    otherwise here, one after another: ``progress(done, total, what)`` before each step not
+    cached yet says which (chunking, embedding with dense on, and ranking one chunker at one
+    size is the slow part), and ``progress(total, total, "")`` at the end.
     """
     cached = pick(_sweep_rows, of)
     groups = [tuple(b for b in budgets if b in DEFAULT_BUDGETS)]
@@ -344,7 +362,11 @@ def sweep_rows(
         for group in groups
     }
     found: dict[tuple, tuple[dict, ...]] = {}
-    link = cluster.link()
+    for step, one in steps.items():
+        with suppress(_NotCached):  # a string key hashes fastest
+            found[step] = cached(of, of.digest, repr(one), one, step[2], _PROBE)
+    missing = [step for step in steps if step not in found]
+    link = cluster.link() if missing else None
     client = link.client() if link is not None else None
     if link is not None and client is None:
         st.warning(
@@ -352,20 +374,17 @@ def sweep_rows(
             icon=":material/cloud_off:",
         )
     if client is not None:
-        for step, one in steps.items():
-            with suppress(_NotCached):  # a string key hashes fastest
-                found[step] = cached(of, of.digest, repr(one), one, step[2], _PROBE)
-        missing = [step for step in steps if step not in found]
-        if missing:
-            found |= _sweep_on_cluster(link, client, of, config, missing, progress)
-    rows: list[dict] = []
-    for done, (step, one) in enumerate(steps.items(), start=1):
-        if step in found:
-            rows.extend(found[step])
-            continue
-        rows.extend(cached(of, of.digest, repr(one), one, step[2]))
+        count = (lambda done, total: progress(done, total, "")) if progress else None
+        found |= _sweep_on_cluster(link, client, of, config, missing, count)
+    work = "chunking, embedding and ranking" if config.dense else "chunking and ranking"
+    for step in [step for step in steps if step not in found]:
+        size, chunker, group = step
         if progress:
-            progress(done, len(steps))
+            progress(len(found), len(steps), f"{work} {chunker} at L = {size}")
+        found[step] = cached(of, of.digest, repr(steps[step]), steps[step], group)
+    if progress:
+        progress(len(steps), len(steps), "")
+    rows = [row for step in steps for row in found[step]]
     order = {name: k for k, name in enumerate(CHUNKERS)}
     return sorted(rows, key=lambda r: (r["size"], order[r["chunker"]], r["mode"], r["budget"]))
 

@@ -9,6 +9,7 @@ when the sidebar changes, so a link carries only what B changes (``?b_mode=graph
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from urllib.parse import urlencode
 
@@ -16,11 +17,12 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, embed
+from lab import LEXICAL_MODES, REFERENCE_PLACEMENTS, Comparison, LabResult, embed, p_text, points
+from lab import percent_text as pct
 
 from . import cache, choices, link_notices, models, state
 from . import dense as dense_group
-from .draw import MEASURE_COLORS, config_label, md_escape
+from .draw import MEASURE_COLORS, ON_TRAINING, config_label, md_escape
 
 PREFIX = "b_"
 FOLLOWED = "compare_b_followed"  # B's defaults (A's values) of the previous run
@@ -29,11 +31,29 @@ ORDER = {"broken": 0, "fixed": 1, "same": 2}
 ROWS_SHOWN = 40  # more questions than this scroll inside the table
 
 
-def choose_a(settings: state.Settings) -> state.Settings:
-    """A: the sidebar's configuration, one of its chunkers in one of its modes."""
+def telling_chunker(result: LabResult) -> str:
+    """The chunker whose first mode and B's default mode (:func:`_other_mode`) disagree on the
+    most questions' complete verdicts: the page opens on a comparison that shows something. The
+    first chunker when none disagree."""
+    first = result.config.modes[0]
+    verdicts = {(r.chunker, r.mode): [q.complete for q in r.questions] for r in result.runs}
+
+    def changed(chunker: str) -> int:
+        a, b = verdicts.get((chunker, first)), verdicts.get((chunker, _other_mode(first)))
+        return sum(x != y for x, y in zip(a, b, strict=True)) if a and b else 0
+
+    return max(result.config.chunkers, key=lambda c: (changed(c), -result.config.chunkers.index(c)))
+
+
+def choose_a(settings: state.Settings, result: LabResult) -> state.Settings:
+    """A: the sidebar's configuration, one of its chunkers in one of its modes; it opens on the
+    chunker whose modes disagree most (``result``: the sidebar's run)."""
     left, right = st.columns(2)
+    names = list(settings.chunkers)
     with left:
-        chunker = choices.page_selectbox("A: chunker", list(settings.chunkers), key="a_chunker")
+        chunker = choices.page_selectbox(
+            "A: chunker", names, key="a_chunker", index=names.index(telling_chunker(result))
+        )
     with right:
         mode = choices.page_selectbox("A: retrieval", list(settings.modes), key="a_mode")
     return replace(settings, chunkers=(chunker,), modes=(mode,))
@@ -196,13 +216,17 @@ def _models_for_b(dense: bool, rerank: bool, a: state.Settings) -> dict[str, str
     return {"rerank_source": source.folder, "rerank_problem": source.problem}
 
 
-def differences_note(c: Comparison) -> None:
-    """Which settings B changes, and a warning when it changes more than one."""
+def differences_note(c: Comparison, on_training: Collection[str] = ()) -> None:
+    """Which settings B changes, and a warning when it changes more than one; a side whose
+    chunker is in ``on_training`` is marked as scored on its training data."""
+
+    def side(config) -> str:
+        mark = f" ({ON_TRAINING})" if config.chunkers[0] in on_training else ""
+        label = config_label(config.chunkers[0], config.modes[0], config.dense is not None)
+        return md_escape(label + mark)
+
     changed = "; ".join(md_escape(str(d)) for d in c.differences)
-    st.markdown(
-        f"**A** {md_escape(config_label(c.a.chunkers[0], c.a.modes[0]))} · "
-        f"**B** {md_escape(config_label(c.b.chunkers[0], c.b.modes[0]))} · B changes: {changed}"
-    )
+    st.markdown(f"**A** {side(c.a)} · **B** {side(c.b)} · B changes: {changed}")
     if c.warning:
         st.warning(md_escape(c.warning), icon=":material/call_split:")
 
@@ -212,20 +236,27 @@ def summary(c: Comparison) -> None:
     with st.container(border=True):
         st.markdown(f"**{md_escape(c.verdict)}**")
         t = c.complete
+        n = t.a.n
         cards = (
-            ("Complete recall, A", f"{t.a.value:.0%}", f"95% CI {t.a.low:.0%} – {t.a.high:.0%}"),
-            ("Complete recall, B", f"{t.b.value:.0%}", f"95% CI {t.b.low:.0%} – {t.b.high:.0%}"),
+            ("Complete recall, A", pct(t.a.value, n), f"95% CI {_interval(t.a)}"),
+            ("Complete recall, B", pct(t.b.value, n), f"95% CI {_interval(t.b)}"),
             ("Fixed by B", str(t.fixed), "B complete, A not"),
             ("Broken by B", str(t.broken), "A complete, B not"),
         )
         for column, (label, value, note) in zip(st.columns(4), cards, strict=True):
             column.metric(label, value, note, delta_color="off", delta_arrow="off")
-    st.dataframe(transitions_table(c), hide_index=True)
+    st.dataframe(transitions_table(c), hide_index=True, column_config=TRANSITION_COLUMNS)
     st.caption(
-        "p: exact McNemar test on the questions that changed (two-sided). B − A: paired "
-        "bootstrap 95% interval, approximate and often narrower than the test with few "
-        "questions; the test decides. 95% CI of each recall: Wilson."
+        "The verdict is the exact McNemar test on the questions that changed (two-sided p); "
+        "its 95% interval of B − A leaves out zero exactly when p < 0.05. The bootstrap "
+        "interval at the end resamples questions: approximate, often narrower with few "
+        "questions. 95% CI of each recall: Wilson."
     )
+
+
+def _interval(r) -> str:
+    """A recall's Wilson interval, "4–42%"."""
+    return f"{pct(r.low, r.n).removesuffix('%')}–{pct(r.high, r.n)}"
 
 
 def transitions_table(c: Comparison) -> pd.DataFrame:
@@ -235,19 +266,35 @@ def transitions_table(c: Comparison) -> pd.DataFrame:
         rows.append(
             {
                 "recall": t.measure,
-                "A": f"{t.a.value:.0%} ({t.a.low:.0%} – {t.a.high:.0%})",
-                "B": f"{t.b.value:.0%} ({t.b.low:.0%} – {t.b.high:.0%})",
-                "B − A (points)": f"{100 * t.difference:+.0f} ({100 * t.ci[0]:+.0f} to "
-                f"{100 * t.ci[1]:+.0f})",
+                "A": f"{pct(t.a.value, t.a.n)} ({_interval(t.a)})",
+                "B": f"{pct(t.b.value, t.b.n)} ({_interval(t.b)})",
+                "B − A (points)": points(t.difference),
+                "exact 95% CI": f"{points(t.exact_ci[0])} to {points(t.exact_ci[1])}",
+                "p": p_text(t.p_value),
+                "significant": "yes" if t.significant else "no",
                 "fixed": t.fixed,
                 "broken": t.broken,
                 "both pass": t.kept,
                 "both fail": t.failed,
-                "p": round(t.p_value, 3),
-                "significant": "yes" if t.significant else "no",
+                "bootstrap 95% CI": f"{points(t.ci[0])} to {points(t.ci[1])}",
             }
         )
     return pd.DataFrame(rows)
+
+
+TRANSITION_COLUMNS = {
+    "exact 95% CI": st.column_config.TextColumn(
+        "95% CI (exact)",
+        help="The exact McNemar test's own interval of B − A (Clopper-Pearson on the changed "
+        "questions): it includes zero exactly when the difference is not significant.",
+    ),
+    "p": st.column_config.TextColumn("p (McNemar)", help="Exact McNemar test, two-sided."),
+    "bootstrap 95% CI": st.column_config.TextColumn(
+        "bootstrap 95% CI",
+        help="Paired bootstrap percentile interval of B − A: approximate, often narrower than "
+        "the exact test's with few questions. The verdict follows the exact test.",
+    ),
+}
 
 
 def recall_data(c: Comparison) -> pd.DataFrame:
@@ -257,11 +304,12 @@ def recall_data(c: Comparison) -> pd.DataFrame:
             {
                 "measure": t.measure,
                 "side": side,
-                "configuration": f"{side}: {config_label(cfg.chunkers[0], cfg.modes[0])}",
+                "configuration": f"{side}: "
+                + config_label(cfg.chunkers[0], cfg.modes[0], cfg.dense is not None),
                 "recall": r.value,
                 "low": r.low,
                 "high": r.high,
-                "label": f"{r.value:.0%}",
+                "label": pct(r.value, r.n),
             }
             for t in (c.complete, c.partial)
             for side, r, cfg in (("A", t.a, c.a), ("B", t.b, c.b))
@@ -282,7 +330,7 @@ def recall_chart() -> alt.LayerChart:
     )
     whiskers = alt.Chart().mark_rule(strokeWidth=2).encode(x="low:Q", x2="high:Q", y=y, color=color)
     dots = alt.Chart().mark_circle(size=110, opacity=1).encode(x=x, y=y, color=color)
-    labels = alt.Chart().mark_text(dy=-11, fontSize=11).encode(x=x, y=y, text="label:N")
+    labels = alt.Chart().mark_text(dy=-13, fontSize=13).encode(x=x, y=y, text="label:N")
     return (
         alt.layer(whiskers, dots, labels)
         .properties(width=560, height=alt.Step(30))
@@ -308,7 +356,7 @@ def question_table(c: Comparison, a: state.Settings, b: state.Settings) -> pd.Da
 
 QUESTION_COLUMNS = {
     "id": st.column_config.TextColumn("id", width=60),
-    "question": st.column_config.TextColumn("question", width="large"),
+    "question": st.column_config.TextColumn("question", width=280),
     "A": st.column_config.TextColumn("A", width=80, help="A's verdict: complete, partial, miss."),
     "B": st.column_config.TextColumn("B", width=80, help="B's verdict."),
     "transition": st.column_config.TextColumn(

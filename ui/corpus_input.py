@@ -12,8 +12,6 @@ uploaded documents and a collection manifest (:mod:`ui.uploads`) are kept there 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from lab import (
@@ -110,8 +108,8 @@ def take_upload(key: str) -> None:
         )
         return
     put(key, text)
-    if key == DOC:
-        put(NAME, Path(file.name).stem or DEFAULT_NAME)
+    if key == DOC:  # the whole name: its extension tells the engine how to read it (.html)
+        put(NAME, file.name.strip() or DEFAULT_NAME)
 
 
 def fill_example() -> None:
@@ -150,15 +148,21 @@ def check(inputs: store.Inputs) -> tuple[Corpus | None, Report]:
     """Build a corpus from the inputs: the corpus and its report, or None and why it was
     refused. QE JSON that cannot be read at all (not JSON, not a list of questions) refuses
     the whole input, as a bad document does, rather than load a corpus without questions."""
+    asked: dict[str, str] = {}
     if inputs.qe is not None:
         items, problems = parse_qe(inputs.qe)
         if problems and not items:  # the last problem is the one that stopped the reading
             return None, Report(refused=problems[-1].message)
+        asked = {
+            str(item.get("id")): item["question"]
+            for item in items
+            if isinstance(item, dict) and isinstance(item.get("question"), str)
+        }
     try:
         corpus = uploads.build(inputs)
     except CorpusError as exc:
         return None, Report(refused=str(exc))
-    return corpus, report_for(corpus)
+    return corpus, report_for(corpus, asked)
 
 
 def load() -> None:
@@ -285,7 +289,9 @@ def draw_run(mine: Corpus, settings) -> None:
         return
     if questions:
         st.dataframe(
-            recall.recall_table(result), column_config=recall.RECALL_COLUMNS, hide_index=True
+            recall.recall_view(recall.recall_table(result)),
+            column_config=recall.recall_columns(questions),
+            hide_index=True,
         )
     else:
         st.info(f"No {settings.split} questions: choose another split in the sidebar.")

@@ -3,6 +3,7 @@ question accepted or rejected with why."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -58,7 +59,7 @@ def documents_frame(corpus: Corpus) -> pd.DataFrame:
             "document": doc.name,
             "type": info.type,
             "type from": info.type_source,
-            "format": info.format,
+            "format": info.format,  # the reader the engine parsed it with
             "characters": len(doc.text),
             "headings": doc.heading_count,
             "tables": len(doc.tables),
@@ -74,8 +75,15 @@ def documents_frame(corpus: Corpus) -> pd.DataFrame:
     return _frame(rows)
 
 
-def report_for(corpus: Corpus) -> Report:
-    """The validation report of a corpus built from the user's input."""
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """ "1 problem", "2 problems"."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
+def report_for(corpus: Corpus, asked: Mapping[str, str] | None = None) -> Report:
+    """The validation report of a corpus built from the user's input; ``asked`` maps the ids
+    of the questions as given to their text, so a rejected question shows what it asked."""
+    asked = asked or {}
     warned: dict[str, list[str]] = {}
     rows = []
     for e in corpus.errors:
@@ -85,7 +93,12 @@ def report_for(corpus: Corpus) -> Report:
             warned.setdefault(e.question, []).append(e.message)
         else:
             rows.append(
-                {"question": e.question or "—", "text": "", "status": "rejected", "why": e.message}
+                {
+                    "question": e.question or "—",
+                    "text": short(asked.get(e.question or "", ""), 80),
+                    "status": "rejected",
+                    "why": e.message,
+                }
             )
     for q in corpus.questions:
         notes = warned.get(q.id, [])
@@ -94,7 +107,8 @@ def report_for(corpus: Corpus) -> Report:
                 "question": q.id,
                 "text": short(q.question, 80),
                 "status": "accepted with a warning" if notes else "accepted",
-                "why": " ".join(notes) or f"{len(q.evidence)} evidence spans found ({q.split})",
+                "why": " ".join(notes)
+                or f"{plural(len(q.evidence), 'evidence span')} found ({q.split})",
             }
         )
     order = {"rejected": 0, "accepted with a warning": 1, "accepted": 2}
@@ -120,8 +134,14 @@ def report_for(corpus: Corpus) -> Report:
     )
 
 
+READ_AS = st.column_config.TextColumn(
+    "Read as",
+    help="The reader the lab parsed this document with, chosen by its name's extension or its "
+    "opening text.",
+)
 DOCUMENT_REPORT_COLUMNS = {
     "document": st.column_config.TextColumn("Document"),
+    "format": READ_AS,
     "type from": st.column_config.TextColumn("Type from"),
     "questions": st.column_config.NumberColumn("Questions", help="Questions with evidence in it."),
     "notes": st.column_config.TextColumn("Notes", width="large"),
@@ -160,12 +180,13 @@ def draw_report() -> None:
     cols[2].metric("Cross-references", report.document["cross-references"])
     split = f"{report.train} train · {report.test} test"
     cols[3].metric("Questions accepted", report.accepted, split, delta_color="off")
-    warned = f"{report.warnings} warnings" if report.warnings else None
+    warned = plural(report.warnings, "warning") if report.warnings else None
     cols[4].metric("Problems", report.rejected, warned, delta_color="off")
     if report.rejected:
         st.warning(
-            f"{report.rejected} problems left questions out; the {report.accepted} valid "
-            "questions run. Each reason is in the table."
+            f"{plural(report.rejected, 'problem')} left questions out; "
+            f"{plural(report.accepted, 'valid question')} "
+            f"{'runs' if report.accepted == 1 else 'run'}. Each reason is in the table."
         )
     if report.accepted and not report.train:
         st.info(

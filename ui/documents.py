@@ -5,11 +5,20 @@ to put the policy (by-type) beside the single chunkers."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
 
-from lab import POLICY_CHUNKER, Corpus, LabConfig, LabResult, Question, describe_filter
+from lab import (
+    POLICY_CHUNKER,
+    Corpus,
+    LabConfig,
+    LabResult,
+    Question,
+    describe_filter,
+    percent_digits,
+)
 
 from . import cache
 from .draw import VERDICTS, config_label, config_order, percent
@@ -56,7 +65,11 @@ DOCUMENT_COLUMNS = {
         "Type from",
         help="given: the manifest (or --type) says so; inferred: read from its structure.",
     ),
-    "format": st.column_config.TextColumn("Format"),
+    "format": st.column_config.TextColumn(
+        "Read as",
+        help="The reader the lab parsed this document with, chosen by its name's extension or "
+        "its opening text.",
+    ),
     "meta": st.column_config.TextColumn("Metadata", help="What question filters match against."),
     "by-type": st.column_config.TextColumn(
         "Policy (by-type)", help="The chunker the collection's policy gives this type."
@@ -95,36 +108,40 @@ def question_type(of: Corpus, q: Question) -> str:
     return types.pop() if len(types) == 1 else SEVERAL
 
 
-def recall_by_type(result: LabResult, of: Corpus) -> pd.DataFrame:
-    """Complete recall per question type (rows) and configuration (columns), with how many
-    questions each type has."""
+def recall_by_type(result: LabResult, of: Corpus) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Complete recall per configuration (rows) and question type (columns): configurations
+    down, so that every one of them shows on a projector, however many are chosen; and how
+    many questions each type has."""
     frame = result.questions_frame()
     if frame.empty:
-        return pd.DataFrame()
+        return pd.DataFrame(), {}
     kind = {q.id: question_type(of, q) for q in of.questions}
     frame["type"] = frame["question"].map(kind)
+    dense = result.config.dense is not None
     frame["configuration"] = [
-        config_label(c, m) for c, m in zip(frame["chunker"], frame["mode"], strict=True)
+        config_label(c, m, dense) for c, m in zip(frame["chunker"], frame["mode"], strict=True)
     ]
     table = frame.pivot_table(
-        index="type", columns="configuration", values="complete", aggfunc="mean", sort=False
+        index="configuration", columns="type", values="complete", aggfunc="mean", sort=False
     )
-    table = table[config_order(result.config.chunkers, result.config.modes)]
+    types = sorted(table.columns, key=lambda t: (t == SEVERAL, t))
+    table = 100 * table.loc[config_order(result.config.chunkers, result.config.modes, dense), types]
     counts = frame.drop_duplicates("question")["type"].value_counts()
-    table.insert(0, "questions", counts.reindex(table.index).astype(int))
-    order = sorted(table.index, key=lambda t: (t == SEVERAL, t))
-    return table.loc[order].reset_index()
+    return table.reset_index(), {t: int(counts[t]) for t in types}
 
 
-def type_columns(table: pd.DataFrame) -> dict:
-    columns = {
-        "type": st.column_config.TextColumn(
-            "Question type", help="Type of its evidence's documents."
-        ),
-        "questions": st.column_config.NumberColumn("Questions"),
-    }
-    for name in table.columns[2:]:
-        columns[name] = percent(name, "green", f"Complete recall of {name}.")
+def type_columns(counts: dict[str, int]) -> dict:
+    """Each type's column, headed with its number of questions; percentages by the one
+    rounding rule (each type's questions are few)."""
+    columns = {"configuration": st.column_config.TextColumn("configuration", width=150)}
+    for name, n in counts.items():
+        columns[name] = percent(
+            f"{name} ({n})",
+            "green",
+            f"Complete recall of the {n} questions whose evidence is in {name} documents.",
+            percent_digits(n),
+            92,
+        )
     return columns
 
 
@@ -137,13 +154,14 @@ def recall_by_question(result: LabResult, of: Corpus) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame()
     questions = {q.id: q for q in of.questions}
-    labels = config_order(result.config.chunkers, result.config.modes)
+    dense = result.config.dense is not None
+    labels = config_order(result.config.chunkers, result.config.modes, dense)
     cells: dict[str, dict[str, str]] = {}
     for row in frame.itertuples():
         verdict, unfiltered = row.verdict, row.verdict_without_filter
         if isinstance(unfiltered, str) and unfiltered != verdict:
             verdict += f" → {unfiltered} without filter"
-        cells.setdefault(row.question, {})[config_label(row.chunker, row.mode)] = verdict
+        cells.setdefault(row.question, {})[config_label(row.chunker, row.mode, dense)] = verdict
     rows = []
     for qid, by_config in cells.items():
         q = questions[qid]
@@ -152,9 +170,9 @@ def recall_by_question(result: LabResult, of: Corpus) -> pd.DataFrame:
             {
                 "question": f"{qid} · {len(q.docs)} docs" if q.multi_doc else qid,
                 "text": text if len(text) <= QUESTION_CHARS else text[: QUESTION_CHARS - 1] + "…",
+                **{label: by_config.get(label, "") for label in labels},
                 "documents": ", ".join(of.documents[d].name for d in q.docs),
                 "filter": describe_filter(q.filter),
-                **{label: by_config.get(label, "") for label in labels},
             }
         )
     return pd.DataFrame(rows)
@@ -171,11 +189,31 @@ def styled_by_question(table: pd.DataFrame, labels: list[str]) -> pd.io.formats.
     )
 
 
+def by_question_view(
+    table: pd.DataFrame, mode: str, chunkers: Sequence[str], dense: bool = False
+) -> pd.DataFrame:
+    """The by-question table for one retrieval mode: its chunkers' verdicts beside the
+    question, so that a projector shows them all (a tab per mode)."""
+    mine = [config_label(c, mode, dense) for c in chunkers]
+    rest = [c for c in table.columns if c in QUESTION_COLUMNS]
+    return table[[*rest[:2], *mine, *rest[2:]]]
+
+
+def verdict_columns(mode: str, chunkers: Sequence[str], dense: bool = False) -> dict:
+    """The by-question table's verdict columns of one mode, headed by chunker."""
+    return {
+        config_label(c, mode, dense): st.column_config.TextColumn(
+            c, width=104, help=config_label(c, mode, dense)
+        )
+        for c in chunkers
+    }
+
+
 QUESTION_COLUMNS = {
     "question": st.column_config.TextColumn(
-        "Question", help="· N docs: its evidence is in N documents."
+        "Question", width=90, help="· N docs: its evidence is in N documents."
     ),
-    "text": st.column_config.TextColumn("Text", width="large"),
+    "text": st.column_config.TextColumn("Text", width=200),
     "documents": st.column_config.TextColumn("Evidence in"),
     "filter": st.column_config.TextColumn("Filter", help="Its metadata filter, if any."),
 }

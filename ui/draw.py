@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from lab import Corpus, untrained_chunkers
+from lab import TRAINING_SPLITS, Corpus, LabResult, training_warning, untrained_chunkers
 
 if TYPE_CHECKING:  # pandas comes with the first table or chart, not with the sidebar
     import pandas as pd
@@ -25,6 +25,16 @@ MEASURE_COLORS = {"partial": "#a5d8ff", "complete": "#1971c2"}
 # strip, on the page that opens first, which need not import Altair).
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 MODE_COLORS = {"flat": "#1c7ed6", "graph": "#e8590c", "dense": "#2f9e44", "hybrid": "#9c36b5"}
+# Chart text for a projector: Vega-Lite's defaults (10-11 px) cannot be read from the back of a
+# meeting room. No chart text is smaller than MIN_FONT pixels.
+MIN_FONT = 12
+CHART_TEXT = {
+    "axis": {"labelFontSize": 13, "titleFontSize": 13},
+    "legend": {"labelFontSize": 13, "titleFontSize": 13},
+    "header": {"labelFontSize": 14, "titleFontSize": 14},
+    "title": {"fontSize": 15},
+    "text": {"fontSize": 13},
+}
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
 # Streamlit's markdown turns web and e-mail addresses in plain text into links (GitHub's
@@ -68,6 +78,23 @@ REFS_NOTE = {  # what each reference placement means, for captions
     "off": "references off",
 }
 UNTRAINED = "untrained: no train questions"
+ON_TRAINING = "scored on training data"
+
+
+def training_notices(corpus: Corpus, split: str, chunkers: Sequence[str]) -> None:
+    """Warn when a supervised chunker has no train question to learn from in this corpus, or
+    when the split scores it on the train questions it learned from."""
+    untrained_notice(corpus, chunkers)
+    warning = training_warning(corpus, split, chunkers)
+    if warning:
+        st.warning(md_escape(warning), icon=":material/school:")
+
+
+def on_training(result: LabResult) -> set[str]:
+    """The chunkers of ``result`` scored on the train questions they learned from."""
+    if result.config.split not in TRAINING_SPLITS:
+        return set()
+    return {r.chunker for r in result.runs if r.index.train_questions}
 
 
 def untrained_notice(corpus: Corpus, chunkers: Sequence[str]) -> None:
@@ -84,24 +111,56 @@ def untrained_notice(corpus: Corpus, chunkers: Sequence[str]) -> None:
     )
 
 
-def config_label(chunker: str, mode: str) -> str:
-    return f"{chunker} · {mode}"
+GRAPH_SEEDED = "graph (hybrid seeds)"  # graph mode with dense on: seeded from the RRF fusion
 
 
-def config_order(chunkers: Sequence[str], modes: Sequence[str]) -> list[str]:
-    return [config_label(c, m) for c in chunkers for m in modes]
+def mode_name(mode: str, dense: bool = False) -> str:
+    """A retrieval mode as results name it: with dense embeddings on, graph mode's PageRank
+    starts from the hybrid fusion's top chunks, not BM25's, and says so."""
+    return GRAPH_SEEDED if dense and mode == "graph" else mode
+
+
+def config_label(chunker: str, mode: str, dense: bool = False) -> str:
+    return f"{chunker} · {mode_name(mode, dense)}"
+
+
+def config_order(chunkers: Sequence[str], modes: Sequence[str], dense: bool = False) -> list[str]:
+    return [config_label(c, m, dense) for c in chunkers for m in modes]
+
+
+def readable(spec: dict) -> dict:
+    """``spec`` with the projector's text sizes (:data:`CHART_TEXT`) in its config; what the
+    chart's own config says wins."""
+    config = spec.get("config", {})
+    text = {part: {**sizes, **config.get(part, {})} for part, sizes in CHART_TEXT.items()}
+    return {**spec, "config": {**config, **text}}
 
 
 def chart(template: dict, *, stretch: bool = True, **datasets: pd.DataFrame) -> None:
     """Show a chart template (``cache.spec``) with this run's data in its named datasets."""
     spec = {**template, "datasets": {**template.get("datasets", {}), **datasets}}
-    st.vega_lite_chart(spec=spec, width="stretch" if stretch else "content")
+    st.vega_lite_chart(spec=readable(spec), width="stretch" if stretch else "content")
 
 
-def percent(label: str, color: str, help: str) -> st.column_config.ProgressColumn:
+def percent(
+    label: str, color: str, help: str, digits: int = 0, width: int | str | None = None
+) -> st.column_config.ProgressColumn:
+    """A bar column of a percentage held as 0-100 (:func:`as_percent`), shown with ``digits``
+    decimals (``lab.percent_digits``: the one rounding rule of the app and the CLI)."""
     return st.column_config.ProgressColumn(
-        label, format="percent", min_value=0.0, max_value=1.0, color=color, help=help
+        label,
+        format=f"%.{digits}f%%",
+        min_value=0.0,
+        max_value=100.0,
+        color=color,
+        help=help,
+        width=width,
     )
+
+
+def as_percent(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``frame`` with the shares in ``columns`` as percentages (0-100), for :func:`percent`."""
+    return frame.assign(**{c: 100 * frame[c] for c in columns if c in frame})
 
 
 def downloads(files: Sequence[tuple[str, str | Callable[[], str], str, str]]) -> None:

@@ -3,6 +3,7 @@ configuration, cached per parameter set like the rest of :mod:`ui.cache`."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -16,7 +17,7 @@ from lab.run import reranker_for
 from . import cache
 from .cache import pick, shared_and_session
 from .context import CONTEXT_STYLE, chunk_html, evidence_in, question, where
-from .draw import md_escape
+from .draw import ON_TRAINING, md_escape, mode_name
 
 RANK_ROWS = 40  # ranking rows shown, plus any lower-ranked chunk that holds evidence
 SIGNAL_ROWS = 8  # rank-table rows: the best chunks, plus every chunk that holds evidence
@@ -84,6 +85,7 @@ class View:
     picked: int
     ranks: pd.DataFrame | None = None  # the rank of each chunk by each signal (dense on)
     reranked: int = 0  # how many top chunks a cross-encoder reordered
+    dense: bool = False  # dense embeddings on: graph mode is seeded from the hybrid fusion
 
     @property
     def held(self) -> int:
@@ -196,6 +198,7 @@ def _build_view(
         picked=len(ex.context.picked),
         ranks=rank_table(ex),
         reranked=int(np.isfinite(ex.ranking.rerank).sum()) if ex.ranking.rerank is not None else 0,
+        dense=ex.ranking.dense is not None,
     )
 
 
@@ -256,12 +259,18 @@ RANK_COLUMNS = {
 }
 
 
-def overview(views: dict[tuple[str, str], View], chunkers, modes) -> pd.io.formats.style.Styler:
+def overview(
+    views: dict[tuple[str, str], View], chunkers, modes, on_training: Collection[str] = ()
+) -> pd.io.formats.style.Styler:
     """Chunkers down, modes across: each cell the verdict, evidence held and why the rest
-    missed, coloured by verdict."""
+    missed, coloured by verdict; a chunker in ``on_training`` marked as scored on its
+    training data."""
+    labels = [
+        CHUNKERS[c].label + (f" ({ON_TRAINING})" if c in on_training else "") for c in chunkers
+    ]
     frame = pd.DataFrame(
         {mode: [views[chunker, mode].cell for chunker in chunkers] for mode in modes},
-        index=pd.Index([CHUNKERS[c].label for c in chunkers], name="chunker"),
+        index=pd.Index(labels, name="chunker"),
     )
     return frame.style.map(lambda cell: f"background-color: {VERDICT_FILLS[cell.split(' ', 1)[0]]}")
 
@@ -278,7 +287,7 @@ def evidence_list(of: Corpus, q: Question) -> None:
 def draw_view(v: View, rows: int) -> None:
     """One configuration: verdict, what happened to each evidence span, ranking, context.
     ``rows`` sizes the ranking table so side-by-side tables line up."""
-    st.markdown(f"##### {v.mode} retrieval")
+    st.markdown(f"##### {mode_name(v.mode, v.dense)} retrieval")
     st.badge(v.verdict, color=VERDICT_BADGES[v.verdict])
     st.caption(v.summary)
     for ev in v.evidence:

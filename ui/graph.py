@@ -17,6 +17,7 @@ from lab.run import reranker_for
 from . import cache
 from .cache import pick, shared_and_session
 from .context import CONTEXT_STYLE, chunk_html, evidence_in, question
+from .draw import readable
 
 MAX_NODES = 250  # larger graphs show the chosen question's neighbourhood of this many chunks
 PREVIEW_CHARS = 160
@@ -184,9 +185,10 @@ def graph_spec(
 ) -> dict:
     """:func:`graph_chart` as a cached Vega-Lite spec (building the chart costs ~0.1 s)."""
     key = ("chunk graph", _graph_key(config, chunker), qid, types, selected)
-    return cache.view(
+    spec = cache.view(
         of, key, lambda: graph_chart(graph_view(of, config, chunker, qid), types, selected)
     )
+    return readable(spec)
 
 
 def edge_counts(of: Corpus, config: LabConfig, chunker: str, resolve_refs: bool) -> dict[str, int]:
@@ -319,7 +321,7 @@ def graph_chart(view: GraphView, types: tuple[str, ...], selected: str | None) -
         alt.Chart(focus).mark_text(text="▼", dy=-16, fontSize=14, color="#1e2230").encode(x=x, y=y)
     )
     labels = (
-        alt.Chart(nodes).mark_text(fontSize=9, color="#1e2230", dy=1).encode(x=x, y=y, text="k:N")
+        alt.Chart(nodes).mark_text(fontSize=12, color="#1e2230", dy=1).encode(x=x, y=y, text="k:N")
     )
     layers = [rules, circles, labels, marker]
     if not seeds.empty:

@@ -12,23 +12,27 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from lab import CHUNKERS, Chunk, Corpus, Index, LabResult
+from lab import CHUNKERS, Chunk, Corpus, Index, LabResult, percent_digits
 
-from .draw import UNTRAINED, VEGA_LITE_SCHEMA, percent
+from .draw import ON_TRAINING, UNTRAINED, VEGA_LITE_SCHEMA, as_percent, on_training, percent
 
 MAP_CHARS = 20_000  # the boundary map shows at most this many characters of a document
 
 
-INDEX_ORDER = (  # what decides retrieval first, so it stays in view on a laptop screen
+INDEX_MAIN = (  # what decides retrieval first: in view on a 1280-pixel projector
     "chunker",
     "chunks",
     "evidence_intact",
     "over_budget",
     "over_size",
-    "delivered_over_size",
     "heading_starts",
     "mean_chars",
     "max_chars",
+    "label",
+)
+INDEX_MORE = (  # the rest, in a table of their own
+    "chunker",
+    "delivered_over_size",
     "mean_delivered_chars",
     "max_delivered_chars",
     "index_ratio",
@@ -36,75 +40,102 @@ INDEX_ORDER = (  # what decides retrieval first, so it stays in view on a laptop
     "split_evidence",
     "train_questions",
     "objective",
-    "label",
 )
 
 
 def index_table(result: LabResult) -> pd.DataFrame:
-    """Index statistics per chunker, the columns that decide retrieval first (those of
-    :data:`INDEX_COLUMNS` in :data:`INDEX_ORDER`); a supervised chunker with nothing to learn
-    from is marked untrained."""
+    """Index statistics per chunker, shares as percentages (:data:`INDEX_MAIN` and
+    :data:`INDEX_MORE` choose the columns shown); a supervised chunker with nothing to learn
+    from is marked untrained, one scored on its training data so."""
     frame = result.index_frame()
-    untrained = frame["train_questions"].eq(0)
-    frame["label"] = (
-        frame["chunker"]
-        .map(lambda c: CHUNKERS[c].label)
-        .where(~untrained, frame["chunker"].map(lambda c: f"{CHUNKERS[c].label} ({UNTRAINED})"))
-    )
-    return frame[[c for c in INDEX_ORDER if c in frame]]
+    untrained = set(frame["chunker"][frame["train_questions"].eq(0)])
+    trained = on_training(result)
+    frame["label"] = [
+        f"{CHUNKERS[c].label} ({UNTRAINED})"
+        if c in untrained
+        else f"{CHUNKERS[c].label} ({ON_TRAINING})"
+        if c in trained
+        else CHUNKERS[c].label
+        for c in frame["chunker"]
+    ]
+    return as_percent(frame, ("evidence_intact", "heading_starts"))
 
 
-INDEX_COLUMNS = {
-    "chunker": st.column_config.TextColumn("Chunker"),
-    "label": st.column_config.TextColumn("Method"),
-    "chunks": st.column_config.NumberColumn("Chunks"),
-    "mean_chars": st.column_config.NumberColumn("Mean chars", format="%.0f"),
-    "max_chars": st.column_config.NumberColumn(
-        "Max chars", help="The longest body: the document text a chunk covers, at most L."
-    ),
-    "mean_delivered_chars": st.column_config.NumberColumn(
-        "Mean delivered",
-        format="%.0f",
-        help="Characters the assembler delivers per chunk: heading prefix, body and delivered "
-        "reference text.",
-    ),
-    "max_delivered_chars": st.column_config.NumberColumn(
-        "Max delivered",
-        help="The longest chunk as delivered: heading prefix, body and delivered reference text.",
-    ),
-    "delivered_over_size": st.column_config.NumberColumn(
-        "Delivered over L", help="Chunks that deliver more than L characters."
-    ),
-    "index_ratio": st.column_config.NumberColumn(
-        "Index / document",
-        format="%.2f×",
-        help="Characters of chunk text per character of the corpus.",
-    ),
-    "evidence_intact": percent(
-        "Evidence intact", "green", "Evidence spans some chunk holds whole."
-    ),
-    "heading_starts": percent("Start at a heading", "blue", "Chunks that begin at a heading line."),
-    "over_size": st.column_config.NumberColumn(
-        "Over size", help="Chunks whose body is longer than L (a heading line longer than L)."
-    ),
-    "long_units": st.column_config.NumberColumn(
-        "Long sentences",
-        help="Sentences (rows, code blocks) longer than L, split at clause punctuation or "
-        "between words so that every body fits.",
-    ),
-    "split_evidence": st.column_config.NumberColumn(
-        "Evidence split", help="Evidence spans no chunk holds whole because such a split cut them."
-    ),
-    "over_budget": st.column_config.NumberColumn(
-        "Never fit", help="Chunks longer than the budget in words: they can never be retrieved."
-    ),
-    "train_questions": st.column_config.NumberColumn(
-        "Trained on", help="Train questions a supervised chunker learned from (0: untrained)."
-    ),
-    "objective": st.column_config.NumberColumn(
-        "Objective", format="%.2f", help="QES DP objective."
-    ),
-}
+def shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    return table[[c for c in columns if c in table]]
+
+
+def index_columns(chunks: int, spans: int) -> dict:
+    """How the index statistics show: percentages of ``chunks`` chunks and ``spans`` evidence
+    spans by the one rounding rule, widths that fit a 1280-pixel projector."""
+    number = st.column_config.NumberColumn
+    return {
+        "chunker": st.column_config.TextColumn("Chunker", width=110),
+        "label": st.column_config.TextColumn("Method"),
+        "chunks": number("Chunks", width=70),
+        "mean_chars": number("Mean chars", format="%.0f", width=88),
+        "max_chars": number(
+            "Max chars",
+            width=82,
+            help="The longest body: the document text a chunk covers, at most L.",
+        ),
+        "mean_delivered_chars": number(
+            "Mean delivered",
+            format="%.0f",
+            help="Characters the assembler delivers per chunk: heading prefix, body and "
+            "delivered reference text.",
+        ),
+        "max_delivered_chars": number(
+            "Max delivered",
+            help="The longest chunk as delivered: heading prefix, body and delivered reference "
+            "text.",
+        ),
+        "delivered_over_size": number(
+            "Delivered over L", help="Chunks that deliver more than L characters."
+        ),
+        "index_ratio": number(
+            "Index / document",
+            format="%.2f×",
+            help="Characters of chunk text per character of the corpus.",
+        ),
+        "evidence_intact": percent(
+            "Evidence intact",
+            "green",
+            "Evidence spans some chunk holds whole.",
+            percent_digits(spans),
+            110,
+        ),
+        "heading_starts": percent(
+            "Start at a heading",
+            "blue",
+            "Chunks that begin at a heading line.",
+            percent_digits(chunks),
+            110,
+        ),
+        "over_size": number(
+            "Over size",
+            width=76,
+            help="Chunks whose body is longer than L (a heading line longer than L).",
+        ),
+        "long_units": number(
+            "Long sentences",
+            help="Sentences (rows, code blocks) longer than L, split at clause punctuation or "
+            "between words so that every body fits.",
+        ),
+        "split_evidence": number(
+            "Evidence split",
+            help="Evidence spans no chunk holds whole because such a split cut them.",
+        ),
+        "over_budget": number(
+            "Never fit",
+            width=76,
+            help="Chunks longer than the budget in words: they can never be retrieved.",
+        ),
+        "train_questions": number(
+            "Trained on", help="Train questions a supervised chunker learned from (0: untrained)."
+        ),
+        "objective": number("Objective", format="%.2f", help="QES DP objective."),
+    }
 
 
 UNITS_HELP = (

@@ -7,16 +7,19 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lab import KS, Corpus, LabResult, leaders, ranking_depth
+from lab import KS, Corpus, LabResult, leaders, percent_digits, percent_text, ranking_depth
 
 from .draw import (
     MEASURE_COLORS,
+    ON_TRAINING,
     UNTRAINED,
     VERDICT_COLORS,
     VERDICTS,
+    as_percent,
     config_label,
     config_order,
     md_escape,
+    on_training,
     percent,
     question_label,
 )
@@ -30,72 +33,114 @@ def recall_table(result: LabResult) -> pd.DataFrame:
     when questions carry metadata filters, recall without them too; a supervised chunker with
     no train question to learn from is noted untrained."""
     m = result.metrics_frame()
+    n = int(m["questions"].max()) if len(m) else 0
+    dense = result.config.dense is not None
     untrained = {r.chunker for r in result.runs if r.index.train_questions == 0}
+    trained = on_training(result)
     table = pd.DataFrame(
         {
             "configuration": [
-                config_label(c, d) for c, d in zip(m["chunker"], m["mode"], strict=True)
+                config_label(c, d, dense) for c, d in zip(m["chunker"], m["mode"], strict=True)
             ],
             "complete": m["complete"],
-            "complete CI": interval_text(m["complete_low"], m["complete_high"]),
+            "complete CI": interval_text(m["complete_low"], m["complete_high"], n),
             "partial": m["partial"],
-            "partial CI": interval_text(m["partial_low"], m["partial_high"]),
+            "partial CI": interval_text(m["partial_low"], m["partial_high"], n),
             "gap": m["gap"],
+            "MRR": m["mrr"].round(3),
             "context words": m["mean_context_words"].round(1),
             "chunks picked": m["mean_chunks"].round(2),
-            "MRR": m["mrr"].round(3),
             "questions": m["questions"],
             "complete_low": m["complete_low"],
             "complete_high": m["complete_high"],
             "partial_low": m["partial_low"],
             "partial_high": m["partial_high"],
-            "note": [UNTRAINED if c in untrained else "" for c in m["chunker"]],
+            "note": [
+                UNTRAINED if c in untrained else ON_TRAINING if c in trained else ""
+                for c in m["chunker"]
+            ],
         }
     )
     if "complete_without_filters" in m:
-        table.insert(5, "complete w/o filters", m["complete_without_filters"])
-        table.insert(6, "partial w/o filters", m["partial_without_filters"])
+        table.insert(9, "complete w/o filters", m["complete_without_filters"])
+        table.insert(10, "partial w/o filters", m["partial_without_filters"])
     return table
 
 
-def interval_text(low: pd.Series, high: pd.Series) -> list[str]:
-    return [f"{lo:.0%} – {hi:.0%}" for lo, hi in zip(low, high, strict=True)]
+def interval_text(low: pd.Series, high: pd.Series, n: int) -> list[str]:
+    return [
+        f"{percent_text(lo, n).removesuffix('%')}–{percent_text(hi, n)}"
+        for lo, hi in zip(low, high, strict=True)
+    ]
+
+
+SHARES = ("complete", "partial", "gap", "complete w/o filters", "partial w/o filters")
+
+
+def recall_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The recall table as shown: its shares as percentages (the export keeps them 0-1)."""
+    return as_percent(table, SHARES)
 
 
 INTERVAL_HELP = (
     "Wilson 95% interval: with few questions one question moves the recall by several points, "
     "so the true recall on questions like these lies anywhere in this range."
 )
-RECALL_COLUMNS = {
-    "complete": percent(
-        "Complete recall", "green", "Share of questions with all their evidence in the context."
-    ),
-    "complete CI": st.column_config.TextColumn("95% CI", width="small", help=INTERVAL_HELP),
-    "partial": percent(
-        "Partial recall", "blue", "Share of questions with some of their evidence in the context."
-    ),
-    "partial CI": st.column_config.TextColumn("95% CI", width="small", help=INTERVAL_HELP),
-    "gap": percent("Gap", "orange", "Partial minus complete: questions answered only in part."),
-    "complete w/o filters": percent(
-        "Complete, no filters",
-        "gray",
-        "Complete recall with the questions' metadata filters switched off.",
-    ),
-    "partial w/o filters": percent(
-        "Partial, no filters", "gray", "Partial recall with the metadata filters switched off."
-    ),
-    "context words": st.column_config.NumberColumn(
-        "Context words", help="Mean words in the assembled context."
-    ),
-    "chunks picked": st.column_config.NumberColumn(
-        "Chunks picked", help="Mean chunks in the context."
-    ),
-    "questions": None,
-    "complete_low": None,
-    "complete_high": None,
-    "partial_low": None,
-    "partial_high": None,
-}
+
+
+def recall_columns(n: int) -> dict:
+    """How the recall table shows, sized so that a 1280-pixel projector shows every column
+    that matters (configuration, recalls, intervals, gap, MRR, context words) without scrolling
+    sideways; percentages of ``n`` questions by the one rounding rule."""
+    d = percent_digits(n)
+    return {
+        "configuration": st.column_config.TextColumn("configuration", width=150),
+        "complete": percent(
+            "Complete",
+            "green",
+            "Complete recall: share of questions with all their evidence in the context.",
+            d,
+            100,
+        ),
+        "complete CI": st.column_config.TextColumn("95% CI", width=72, help=INTERVAL_HELP),
+        "partial": percent(
+            "Partial",
+            "blue",
+            "Partial recall: share of questions with some of their evidence in the context.",
+            d,
+            100,
+        ),
+        "partial CI": st.column_config.TextColumn("95% CI", width=72, help=INTERVAL_HELP),
+        "gap": percent(
+            "Gap", "orange", "Partial minus complete: questions answered only in part.", d, 90
+        ),
+        "MRR": st.column_config.NumberColumn(
+            "MRR", width=56, help="Mean reciprocal rank of the first chunk holding evidence."
+        ),
+        "context words": st.column_config.NumberColumn(
+            "Words", width=64, help="Mean words in the assembled context."
+        ),
+        "chunks picked": st.column_config.NumberColumn(
+            "Chunks", width=64, help="Mean chunks in the context."
+        ),
+        "complete w/o filters": percent(
+            "Complete, no filters",
+            "gray",
+            "Complete recall with the questions' metadata filters switched off.",
+            d,
+        ),
+        "partial w/o filters": percent(
+            "Partial, no filters",
+            "gray",
+            "Partial recall with the metadata filters switched off.",
+            d,
+        ),
+        "questions": None,
+        "complete_low": None,
+        "complete_high": None,
+        "partial_low": None,
+        "partial_high": None,
+    }
 
 
 def headline_text(result: LabResult) -> tuple[str, str] | None:
@@ -108,10 +153,12 @@ def headline_text(result: LabResult) -> tuple[str, str] | None:
     widest = max(result.runs, key=lambda r: r.metrics.gap)
     low, high = top.interval
     note = (
-        f"95% interval {low:.0%} – {high:.0%}. Each of the {n} questions is "
+        f"95% interval {percent_text(low, n)} – {percent_text(high, n)}. Each of the {n} "
+        "questions is "
         f"{100 / n:.1f} points, so configurations a question apart are not told apart. "
-        f"Widest gap between partial and complete: {config_label(widest.chunker, widest.mode)}, "
-        f"{widest.metrics.gap:.0%}."
+        "Widest gap between partial and complete: "
+        f"{config_label(widest.chunker, widest.mode, result.config.dense is not None)}, "
+        f"{percent_text(widest.metrics.gap, n)}."
     )
     return f"Best complete recall {top.summary()}", note
 
@@ -130,6 +177,7 @@ def recall_data(table: pd.DataFrame) -> pd.DataFrame:
     """The recall table in long form (one row per configuration and measure) for the chart, each
     row with its own Wilson interval and label."""
     order = pd.Series(range(len(table)), index=table.index, name="order")
+    n = int(table["questions"].max()) if len(table) else 0
     rows = []
     for measure in ("partial", "complete"):
         rows.append(
@@ -141,7 +189,7 @@ def recall_data(table: pd.DataFrame) -> pd.DataFrame:
                     "recall": table[measure],
                     "low": table[f"{measure}_low"],
                     "high": table[f"{measure}_high"],
-                    "label": table[measure].map("{:.0%}".format),
+                    "label": table[measure].map(lambda x: percent_text(x, n)),
                 }
             )
         )
@@ -183,7 +231,7 @@ def recall_chart() -> alt.LayerChart:
     )
     labels = (
         alt.Chart()
-        .mark_text(align="left", dx=4, fontSize=11, color="#343a40")
+        .mark_text(align="left", dx=4, fontSize=13, color="#343a40")
         .encode(x="high:Q", y=y, yOffset=offset, text="label:N")
     )
     return alt.layer(bars, whiskers, labels, data=alt.Data(name="rows")).properties(
@@ -209,7 +257,7 @@ def depth_table(result: LabResult) -> pd.DataFrame:
         m = r.metrics
         rows.append(
             {
-                "configuration": config_label(r.chunker, r.mode),
+                "configuration": config_label(r.chunker, r.mode, result.config.dense is not None),
                 **{f"recall@{k}": m.recall_at[k] for k in KS},
                 **{f"precision@{k}": m.precision_at[k] for k in KS},
                 "top 3": depth.in_top,
@@ -224,53 +272,60 @@ def depth_table(result: LabResult) -> pd.DataFrame:
 
 def depth_view(table: pd.DataFrame) -> pd.DataFrame:
     """The ranking depth table with its rates in percent, for display."""
-    return table.assign(**{c: (100 * table[c]).round(0) for c in RATES})
+    return as_percent(table, RATES)
 
 
-DEPTH_COLUMNS = {
-    "configuration": st.column_config.TextColumn("configuration", width=150),
-    **{
-        f"recall@{k}": st.column_config.NumberColumn(
-            f"recall@{k}",
-            format="%.0f%%",
-            width=64,
-            help=f"Share of the chunks holding evidence that rank in the top {k} (mean over "
-            "questions).",
-        )
-        for k in KS
-    },
-    **{
-        f"precision@{k}": st.column_config.NumberColumn(
-            f"prec.@{k}",
-            format="%.0f%%",
-            width=64,
-            help=f"Precision@{k}: share of the top {k} chunks that hold evidence (mean over "
-            "questions).",
-        )
-        for k in KS
-    },
-    "top 3": None,
-    "top 10 only": st.column_config.NumberColumn(
-        "top 10, not 3",
-        width=84,
-        help="Questions whose evidence is all in the top 10 but not all in the top 3: found, "
-        "ranked too low. A reranker can move it up.",
-    ),
-    "beyond 10": st.column_config.NumberColumn(
-        "not in top 10",
-        width=84,
-        help="Questions whose evidence is not all in the top 10: a reranker cannot help; "
-        "retrieval or chunking must change.",
-    ),
-    "points at": st.column_config.TextColumn(
-        "points at",
-        width=130,
-        help="ranking: more questions have their evidence in the top 10 but not the top 3 than "
-        "outside the top 10, so a reranker is worth testing. retrieval/chunking: more are "
-        "outside the top 10.",
-    ),
-    "advice": None,
-}
+def depth_columns(n: int) -> dict:
+    """The ranking depth table's columns: rates of ``n`` questions by the one rounding rule;
+    recall@1 and precision@1 (in the export) left out, so that a 1280-pixel projector shows the
+    rest."""
+    rate = f"%.{percent_digits(n)}f%%"
+    return {
+        "configuration": st.column_config.TextColumn("configuration", width=150),
+        **{
+            f"recall@{k}": st.column_config.NumberColumn(
+                f"recall@{k}",
+                format=rate,
+                width=64,
+                help=f"Share of the chunks holding evidence that rank in the top {k} (mean over "
+                "questions).",
+            )
+            for k in KS
+        },
+        **{
+            f"precision@{k}": st.column_config.NumberColumn(
+                f"prec.@{k}",
+                format=rate,
+                width=64,
+                help=f"Precision@{k}: share of the top {k} chunks that hold evidence (mean over "
+                "questions).",
+            )
+            for k in KS
+        },
+        "recall@1": None,
+        "precision@1": None,
+        "top 3": None,
+        "top 10 only": st.column_config.NumberColumn(
+            "top 10, not 3",
+            width=84,
+            help="Questions whose evidence is all in the top 10 but not all in the top 3: found, "
+            "ranked too low. A reranker can move it up.",
+        ),
+        "beyond 10": st.column_config.NumberColumn(
+            "not in top 10",
+            width=84,
+            help="Questions whose evidence is not all in the top 10: a reranker cannot help; "
+            "retrieval or chunking must change.",
+        ),
+        "points at": st.column_config.TextColumn(
+            "points at",
+            width=120,
+            help="ranking: more questions have their evidence in the top 10 but not the top 3 than "
+            "outside the top 10, so a reranker is worth testing. retrieval/chunking: more are "
+            "outside the top 10.",
+        ),
+        "advice": None,
+    }
 
 
 def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:
@@ -279,8 +334,11 @@ def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:
     ids = list(dict.fromkeys(frame["question"]))[:MATRIX_QUESTIONS]
     frame = frame[frame["question"].isin(ids)]
     text = {q.id: q.question for q in corpus.questions}
-    configs = config_order(result.config.chunkers, result.config.modes)
-    labels = [config_label(c, m) for c, m in zip(frame["chunker"], frame["mode"], strict=True)]
+    dense = result.config.dense is not None
+    configs = config_order(result.config.chunkers, result.config.modes, dense)
+    labels = [
+        config_label(c, m, dense) for c, m in zip(frame["chunker"], frame["mode"], strict=True)
+    ]
     return pd.DataFrame(
         {
             "question": frame["question"],

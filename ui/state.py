@@ -25,8 +25,10 @@ from lab import (
     CHUNKERS,
     DEFAULT_CHUNKERS,
     LEXICAL_MODES,
+    POLICY_CHUNKER,
     REFERENCE_PLACEMENTS,
     SPLITS,
+    Corpus,
     LabConfig,
     Question,
     embed,
@@ -50,6 +52,7 @@ from .link_notices import (
 
 BIND = links.BIND
 SETTINGS_KEY = "settings"
+CHUNKER_DEFAULTS_KEY = "chunker_defaults"  # the corpus's default chunkers, last run
 ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
 FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page loads
 
@@ -208,7 +211,7 @@ def sidebar() -> Settings:
         notes = st.container()
         st.caption(cluster.where())
     with methods:
-        chunkers, modes = _method_widgets(choice.on)
+        chunkers, modes = _method_widgets(choice.on, corpus_chunkers(corpus))
     choice = dense.check(choice, notes)
     offered = chunker_options(choice.on)
     corpus_id = cache.user_corpus_id() if corpus_name == cache.USER else None
@@ -235,7 +238,8 @@ def sidebar() -> Settings:
         rerank_problem=choice.rerank_problem,
     )
     if first_run:  # a corpus the link names but the store lost is said once, not twice
-        checked = {k: v for k, v in url.items() if not (reopened and k == "corpus")}
+        lost = {"corpus", "question"} if reopened else set()  # the question was the lost one's
+        checked = {k: v for k, v in url.items() if k not in lost}
         st.session_state[NOTICES_KEY] = (
             ([reopened] if reopened else [])
             + url_notices(checked, settings, choice.available, fixes=fixes)
@@ -256,7 +260,12 @@ def _question_picker(questions: Sequence[Question], first_run: bool) -> str | No
     if given and given[-1] in ids:
         st.session_state["question"] = given[-1]
     elif st.session_state.get("question") not in ids:  # a question of another split or corpus
-        st.session_state.pop("question", None)
+        # Set, not dropped: a value set here is sent to the browser's box, while a dropped one
+        # leaves the old question's label showing there until a refresh.
+        if ids:
+            st.session_state["question"] = ids[0]
+        else:
+            st.session_state.pop("question", None)
     labels = {q.id: question_label(q.id, q.question) for q in questions}
     question = st.selectbox(
         "Question",
@@ -271,13 +280,33 @@ def _question_picker(questions: Sequence[Question], first_run: bool) -> str | No
     return question
 
 
-def _method_widgets(dense: bool) -> tuple[list[str], list[str]]:
-    """The chunker and retrieval-mode pickers: dense-only choices offered when dense is on."""
+def corpus_chunkers(corpus: Corpus | None) -> tuple[str, ...]:
+    """The chunkers a corpus opens with: the default ones, and on a collection of several
+    document types its policy (by-type), the result such a collection is about."""
+    if corpus is not None and len(corpus.documents) > 1 and len(set(corpus.types)) > 1:
+        return (*DEFAULT_CHUNKERS, POLICY_CHUNKER)
+    return DEFAULT_CHUNKERS
+
+
+def _follow_corpus(defaults: list[str]) -> None:
+    """When the corpus changes, a chunker choice the user left at the old corpus's defaults
+    takes the new corpus's (a choice the user made stays)."""
+    before = st.session_state.get(CHUNKER_DEFAULTS_KEY, defaults)
+    if before != defaults and st.session_state.get("chunker") == before:
+        st.session_state["chunker"] = defaults
+    st.session_state[CHUNKER_DEFAULTS_KEY] = defaults
+
+
+def _method_widgets(dense: bool, defaults: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The chunker and retrieval-mode pickers: dense-only choices offered when dense is on;
+    the chunkers start at ``defaults`` (the corpus's)."""
     offered = chunker_options(dense)
+    default = [c for c in defaults if c in offered]
+    _follow_corpus(default)
     chunkers = st.multiselect(
         "Chunkers",
         offered,
-        default=[c for c in DEFAULT_CHUNKERS if c in offered],
+        default=default,
         key="chunker",
         bind=BIND,
         help="  \n".join(f"**{CHUNKERS[c].name}**: {CHUNKERS[c].description}" for c in offered),
@@ -354,7 +383,10 @@ def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:
     syntax highlighter, which a closed popover defers to the first click (the first page draws
     sooner)."""
     with slot.container(), st.popover("Share link", icon=":material/link:", width="stretch"):
-        st.caption("This view, settings included: copy it with the button at its right.")
+        st.caption(
+            "This view, settings included. Point at the link for its copy button, or select it "
+            "and copy."
+        )
         st.code(share_link(settings, page.url_path), language=None, wrap_lines=True)
 
 

@@ -38,7 +38,6 @@ FILES = "yc_files"
 MANIFEST = "yc_manifest"
 ERRORS = "yc_files_errors"
 UPLOADER = "yc_files_upload"
-TYPES = ["md", "markdown", "txt", "html", "htm", "json"]
 MAX_FILES = 50
 UPLOAD_MB = 20  # per file
 
@@ -177,9 +176,10 @@ def draw(put_questions: Callable[[str], None]) -> None:
     """Several documents (and a manifest) at once: the uploader, what is kept, and why a file
     was refused."""
     st.file_uploader(
-        "Upload several documents (.md, .txt, .html) and, if you have one, a collection.json "
-        "manifest naming their types, metadata and chunking policy",
-        type=TYPES,
+        "Upload several documents (markdown, plain text or HTML, with or without an extension) "
+        "and, if you have one, a collection.json manifest naming their types, metadata and "
+        "chunking policy",
+        type=None,  # any name: a file that is not text is refused with its reason
         accept_multiple_files=True,
         key=UPLOADER,
         on_change=take_files,

@@ -18,9 +18,12 @@ from .. import (
     REFERENCE_PLACEMENTS,
     SPLITS,
     Corpus,
+    LabCache,
     LabConfig,
     load_collection,
     load_corpus,
+    parents_over_budget,
+    training_warning,
     untrained_chunkers,
 )
 from ..embed import DEFAULT_MODEL, DenseUnavailable
@@ -34,6 +37,7 @@ FORMATS = ("table", "json", "csv")
 MODE_CHOICES = {"both": LEXICAL_MODES, "all": MODES} | {m: (m,) for m in MODES}
 ALL = "all"
 DEFAULTS = LabConfig()
+PARENT_CHILD = "parent-child"
 
 
 class Parser(argparse.ArgumentParser):
@@ -317,6 +321,24 @@ def load_corpus_of(args: argparse.Namespace) -> Corpus:
             f"no {args.split} questions in {qe} (it has {counts}); choose another --split"
         )
     return corpus
+
+
+def warn_training(corpus: Corpus, split: str, chunkers: Sequence[str]) -> None:
+    """One warning line when a supervised chunker is scored on its own train questions."""
+    warning = training_warning(corpus, split, chunkers)
+    if warning:
+        say("warning", warning)
+
+
+def warn_parents(corpus: Corpus, config: LabConfig, cache: LabCache) -> None:
+    """One warning line when parent-child delivers parents that never fit the budget (its
+    index is the one the run built, from ``cache``)."""
+    if PARENT_CHILD not in config.chunkers:
+        return
+    index = cache.index(corpus, config, PARENT_CHILD)
+    warning = parents_over_budget(index.chunks, config.size, config.budget)
+    if warning:
+        say("warning", warning)
 
 
 def warn_untrained(corpus: Corpus, chunkers: Sequence[str]) -> None:

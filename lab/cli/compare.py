@@ -14,6 +14,7 @@ from .common import (
     load_corpus_of,
     load_models,
     say,
+    warn_training,
     warn_untrained,
 )
 from .tables import compare_table
@@ -73,6 +74,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     args.split = a.split
     corpus = load_corpus_of(args)
     warn_untrained(corpus, a.chunkers + b.chunkers)
+    warn_training(corpus, a.split, a.chunkers + b.chunkers)
     for config in (a, b):
         load_models(config, args.download)
     comparison = compare(corpus, a, b)

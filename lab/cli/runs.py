@@ -9,9 +9,10 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
-from .. import run_lab, sweep
+from .. import LabCache, run_lab, scored_on_training, sweep
 from ..cluster import DistributedUnavailable, connected, distributed_status, local_cluster
 from ..run import DEFAULT_BUDGETS, DEFAULT_SIZES
+from ..training import MARK
 from .common import (
     add_experiment_options,
     emit,
@@ -20,6 +21,8 @@ from .common import (
     load_corpus_of,
     load_models,
     positive_int,
+    warn_parents,
+    warn_training,
     warn_untrained,
 )
 from .tables import run_table, sweep_table
@@ -102,10 +105,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = experiment_config(args)
     corpus = load_corpus_of(args)
     warn_untrained(corpus, config.chunkers)
+    warn_training(corpus, config.split, config.chunkers)
     load_models(config, args.download)
-    result = run_lab(corpus, config)
+    cache = LabCache()
+    result = run_lab(corpus, config, cache=cache)
+    warn_parents(corpus, config, cache)
     if args.format == "json":
-        text = json.dumps(result.to_dict(), indent=2) + "\n"
+        data = result.to_dict()
+        marked = scored_on_training(corpus, config.split, config.chunkers)
+        for run in data["runs"]:
+            if run["chunker"] in marked:
+                run[MARK.replace(" ", "_")] = True  # "scored_on_training_data"
+        text = json.dumps(data, indent=2) + "\n"
     elif args.format == "csv":
         text = result.metrics_frame().to_csv(index=False)
     else:
@@ -118,6 +129,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     config = experiment_config(args, args.sizes)
     corpus = load_corpus_of(args)
     warn_untrained(corpus, config.chunkers)
+    warn_training(corpus, config.split, config.chunkers)
     cluster, where = _sweep_client(args)
     if args.workers is None and args.scheduler is None:
         load_models(config, args.download)  # a cluster's workers load their own

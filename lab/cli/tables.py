@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import Comparison, Corpus, LabConfig, leaders, untrained_chunkers
-from ..compare import label, p_text
+from .. import (
+    Comparison,
+    Corpus,
+    LabConfig,
+    leaders,
+    percent_text,
+    scored_on_training,
+    untrained_chunkers,
+)
+from ..compare import label, p_text, points, uses_embeddings
 from ..run import LabResult, SweepResult, question_count
+from ..training import MARK
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> str:
@@ -22,12 +31,13 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> st
     return "\n".join([line(header), *(line(r) for r in rows)])
 
 
-def pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+def pct(x: float, n: int) -> str:
+    """A share of ``n`` items by the one rounding rule (``lab.percent_text``)."""
+    return percent_text(x, n)
 
 
-def interval(low: float, high: float) -> str:
-    return f"{100 * low:.0f}-{100 * high:.0f}%"
+def interval(low: float, high: float, n: int) -> str:
+    return f"{pct(low, n).removesuffix('%')}-{pct(high, n)}"
 
 
 def on_off(flag: bool) -> str:
@@ -69,12 +79,14 @@ def documents_table(corpus: Corpus, config: LabConfig) -> str:
     return "\n".join([f"Documents ({corpus.name})", columns, *notes])
 
 
-def settings_note(c: LabConfig) -> str:
+def settings_note(c: LabConfig, dense: bool = True) -> str:
     """Size, budget, heading prefixes, reference placement, metadata filters when off, and
-    dense options, in words."""
+    dense options (unless ``dense`` is False: a side of a comparison that does not use them),
+    in words."""
     return (
         f"size {c.size} chars, budget {c.budget} words, headers {on_off(c.headers)}, "
-        f"references {c.refs}{'' if c.filters else ', metadata filters off'}{dense_note(c)}"
+        f"references {c.refs}{'' if c.filters else ', metadata filters off'}"
+        + (dense_note(c) if dense else "")
     )
 
 
@@ -91,9 +103,12 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
     )
     without = ("complete w/o filters", "partial w/o filters") if filtered and c.filters else ()
     untrained = set(untrained_chunkers(corpus, c.chunkers))
+    on_training = set(scored_on_training(corpus, c.split, c.chunkers))
 
     def name(chunker: str) -> str:
-        return f"{chunker} (untrained)" if chunker in untrained else chunker
+        if chunker in untrained:
+            return f"{chunker} (untrained)"
+        return f"{chunker} ({MARK})" if chunker in on_training else chunker
 
     metrics = table(
         (
@@ -111,22 +126,23 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
         [
             (
                 name(r.chunker),
-                r.mode,
-                pct(m.partial),
-                pct(m.complete),
-                interval(*m.complete_ci),
-                pct(m.gap),
+                "graph (hybrid seeds)" if c.dense and r.mode == "graph" else r.mode,
+                pct(m.partial, n),
+                pct(m.complete, n),
+                interval(*m.complete_ci, n),
+                pct(m.gap, n),
                 f"{m.mean_context_words:.1f}",
                 f"{m.mean_chunks:.2f}",
                 f"{m.mrr:.3f}",
             )
-            + ((pct(u.complete), pct(u.partial)) if u is not None else ())
+            + ((pct(u.complete, n), pct(u.partial, n)) if u is not None else ())
             for r in result.runs
             for m, u in [(r.metrics, r.unfiltered_metrics)]
         ],
         left=2,
     )
     documents = documents_table(corpus, c) + "\n\n" if docs > 1 else ""
+    spans = sum(len(q.evidence) for q in corpus.questions)
     seen: dict[str, object] = {}
     for r in result.runs:
         seen.setdefault(r.chunker, r.index)
@@ -154,8 +170,8 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
                 str(s.max_chars),
                 str(s.max_delivered_chars),
                 f"{s.index_ratio:.2f}",
-                pct(s.evidence_intact),
-                pct(s.heading_starts),
+                pct(s.evidence_intact, spans),
+                pct(s.heading_starts, s.chunks),
                 str(s.over_size),
                 str(s.over_budget),
                 str(s.long_units),
@@ -179,13 +195,13 @@ def _nearest(values: Sequence[int], target: int) -> int:
     return min(values, key=lambda v: (abs(v - target), v))
 
 
-def _pivot(result: SweepResult, axis: str, fixed: str, at: int) -> str:
+def _pivot(result: SweepResult, axis: str, fixed: str, at: int, n: int) -> str:
     rows = [r for r in result.rows if r[fixed] == at]
     columns = sorted({r[axis] for r in rows})
     cells: dict[tuple[str, str], dict[int, str]] = {}
     for r in rows:
         cells.setdefault((r["chunker"], r["mode"]), {})[r[axis]] = (
-            f"{100 * r['complete']:.0f}% ({100 * r['partial']:.0f}%)"
+            f"{pct(r['complete'], n)} ({pct(r['partial'], n)})"
         )
     return table(
         ("chunker", "mode", *map(str, columns)),
@@ -200,8 +216,8 @@ def sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) -> 
     budgets = sorted({r["budget"] for r in result.rows})
     at_size, at_budget = _nearest(sizes, size), _nearest(budgets, budget)
     n = len(corpus.split(c.split))
-    by_budget = _pivot(result, "budget", "size", at_size)
-    by_size = _pivot(result, "size", "budget", at_budget)
+    by_budget = _pivot(result, "budget", "size", at_size, n)
+    by_size = _pivot(result, "size", "budget", at_budget, n)
     return (
         f"{corpus.name}: {question_count(n, c.split)}{dense_note(c)}; "
         "cells are complete (partial) recall\n\n"
@@ -216,14 +232,15 @@ def compare_table(c: Comparison, corpus: Corpus) -> str:
     rows = [
         (
             t.measure,
-            f"{pct(t.a.value)} ({interval(t.a.low, t.a.high)})",
-            f"{pct(t.b.value)} ({interval(t.b.low, t.b.high)})",
-            f"{100 * t.difference:+.1f} ({100 * t.ci[0]:+.0f} to {100 * t.ci[1]:+.0f})",
+            f"{pct(t.a.value, n)} ({interval(t.a.low, t.a.high, n)})",
+            f"{pct(t.b.value, n)} ({interval(t.b.low, t.b.high, n)})",
+            f"{points(t.difference)} ({points(t.exact_ci[0])} to {points(t.exact_ci[1])})",
+            p_text(t.p_value),
             str(t.fixed),
             str(t.broken),
             str(t.kept),
             str(t.failed),
-            p_text(t.p_value),
+            f"{points(t.ci[0])} to {points(t.ci[1])}",
         )
         for t in (c.complete, c.partial)
     ]
@@ -232,12 +249,13 @@ def compare_table(c: Comparison, corpus: Corpus) -> str:
             "recall",
             "A (95% CI)",
             "B (95% CI)",
-            "B - A points (95% CI)",
+            "B - A points (exact 95% CI)",
+            "p (exact McNemar)",
             "fixed",
             "broken",
             "both pass",
             "both fail",
-            "p",
+            "bootstrap 95% CI",
         ),
         rows,
         left=1,
@@ -249,13 +267,16 @@ def compare_table(c: Comparison, corpus: Corpus) -> str:
     )
     warning = f"Warning: {c.warning}\n" if c.warning else ""
     untrained = set(untrained_chunkers(corpus, c.a.chunkers + c.b.chunkers))
+    on_training = set(scored_on_training(corpus, c.a.split, c.a.chunkers + c.b.chunkers))
 
     def side(config: LabConfig) -> str:
-        return label(config) + (" (untrained)" if config.chunkers[0] in untrained else "")
+        chunker = config.chunkers[0]
+        mark = " (untrained)" if chunker in untrained else f" ({MARK})" * (chunker in on_training)
+        return label(config) + mark
 
     return (
         f"{corpus.name}: {question_count(n, c.a.split)}\n"
-        f"A: {side(c.a)}; {settings_note(c.a)}\nB: {side(c.b)}\n"
+        f"A: {side(c.a)}; {settings_note(c.a, uses_embeddings(c.a))}\nB: {side(c.b)}\n"
         f"B differs from A in: {changed}\n{warning}\n"
         f"{summary}\n\n{c.verdict}\n\n"
         f"Ranking depth, A: {c.depth_a.advice}\nRanking depth, B: {c.depth_b.advice}\n\n"

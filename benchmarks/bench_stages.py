@@ -16,7 +16,7 @@ from common import ROOT, arguments, clear_caches, generated, handbook_texts, sec
 
 from lab import LabCache, LabConfig, build_corpus, run_lab
 from lab.metrics import aggregate, index_stats, score_question
-from lab.run import Retrieval
+from lab.retrieval import Retrieval
 
 FULL = LabConfig(split="all")
 STAGES = ("index", "stats", "graph", "rank flat", "rank graph", "assemble", "score")

@@ -8,6 +8,7 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
+from .cache import LabCache
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
 from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
@@ -37,6 +38,15 @@ from .compare import (
     setting_names,
     uses_embeddings,
 )
+from .config import (
+    DEFAULT_BUDGETS,
+    DEFAULT_CHUNKERS,
+    DEFAULT_SIZES,
+    SPLITS,
+    LabConfig,
+    question_count,
+    reranker_for,
+)
 from .corpus import (
     MAX_DOCUMENT_CHARS,
     Corpus,
@@ -60,25 +70,9 @@ from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
 from .qe import MAX_QE_CHARS, parse_qe
 from .retrieve import LEXICAL_MODES, MODES
-from .run import (
-    DEFAULT_BUDGETS,
-    DEFAULT_CHUNKERS,
-    DEFAULT_SIZES,
-    SPLITS,
-    Explanation,
-    LabCache,
-    LabConfig,
-    LabResult,
-    Run,
-    SweepResult,
-    explain,
-    question_count,
-    run_lab,
-    sweep,
-    sweep_cell,
-    untrained_chunkers,
-)
+from .run import Explanation, LabResult, Run, explain, run_lab, untrained_chunkers
 from .stats import mcnemar_exact, paired_bootstrap, percent_digits, percent_text, wilson_interval
+from .sweeps import SweepResult, sweep, sweep_cell
 from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
@@ -151,6 +145,7 @@ __all__ = [
     "reference_placement",
     "question_count",
     "run_lab",
+    "reranker_for",
     "setting_names",
     "sweep",
     "sweep_cell",

@@ -24,7 +24,6 @@ BELOW_CUT = "below the cut"
 MERGED = "already delivered"  # parent-child: its parent is in the context already
 
 Outcome = tuple[tuple[int, ...], int, int]  # positions picked, the cut, words used
-_new = object.__new__
 
 
 class Look(NamedTuple):
@@ -131,18 +130,8 @@ class Context:
     ) -> Context:
         positions, cut, used = outcome
         ranked = look.ranked
-        context = _new(cls)  # a run builds thousands: its fields set at once, not one by one
-        vars(context).update(
-            picked=tuple([ranked[p] for p in positions]),
-            cut=cut,
-            words=used,
-            positions=positions,
-            budget=budget,
-            ranked=ranked,
-            sizes=look.sizes,
-            keys=keys,
-        )
-        return context
+        picked = tuple(ranked[p] for p in positions)
+        return cls(picked, cut, used, positions, budget, ranked, look.sizes, keys)
 
     @cached_property
     def skipped(self) -> dict[int, str]:

@@ -212,16 +212,14 @@ def build_index(
     overlap: int = DEFAULT_OVERLAP,
     headers: bool = False,
     refs: str = "delivered",
-    resolve_refs: bool | None = None,
     embedder=None,
     late: bool = False,
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
     with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
-    ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
-    the older on/off switch)."""
+    ``refs`` places cited provisions' text: "delivered", "index-only" or "off"."""
     check_chunking(chunker, size, overlap)
-    refs = reference_placement(refs, resolve_refs)
+    reference_placement(refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
         from .embed import DenseUnavailable
 

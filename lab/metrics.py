@@ -149,45 +149,6 @@ class RankedQuestion:
     reciprocal_rank: float
 
 
-# A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``: setting the
-# slots directly builds the thousands of results of a large run about three times faster.
-_new = object.__new__
-_PICK = tuple(getattr(Pick, f).__set__ for f in Pick.__dataclass_fields__)
-_EVIDENCE = tuple(getattr(EvidenceResult, f).__set__ for f in EvidenceResult.__dataclass_fields__)
-_RESULT = tuple(getattr(QuestionResult, f).__set__ for f in QuestionResult.__dataclass_fields__)
-_RANKED = tuple(getattr(RankedQuestion, f).__set__ for f in RankedQuestion.__dataclass_fields__)
-
-
-def _pick(fields: tuple[str, int, tuple, str], rank: int, _set=_PICK) -> Pick:
-    """``Pick(chunk, rank, words, source, doc)`` from ``(chunk, words, source, doc)``, through
-    its slots."""
-    obj = _new(Pick)
-    _set[0](obj, fields[0])
-    _set[1](obj, rank)
-    _set[2](obj, fields[1])
-    _set[3](obj, fields[2])
-    _set[4](obj, fields[3])
-    return obj
-
-
-def _evidence(
-    span: tuple[int, int],
-    in_context: bool,
-    diagnosis: str | None,
-    rank: int | None,
-    doc: str,
-    _set=_EVIDENCE,
-) -> EvidenceResult:
-    """``EvidenceResult(span, in_context, diagnosis, rank, doc)``, through its slots."""
-    obj = _new(EvidenceResult)
-    _set[0](obj, span)
-    _set[1](obj, in_context)
-    _set[2](obj, diagnosis)
-    _set[3](obj, rank)
-    _set[4](obj, doc)
-    return obj
-
-
 def rank_question(
     index: Index, q: Question, ranking: Ranking, look: Look | None = None
 ) -> RankedQuestion:
@@ -219,13 +180,13 @@ def rank_question(
     in_look = sorted(where.values())
     within = [(k, bisect_left(in_look, k)) for k in KS]
     n = len(relevant)
-    ranked_question, put = _new(RankedQuestion), _RANKED
-    put[0](ranked_question, held)
-    put[1](ranked_question, tuple(bests))
-    put[2](ranked_question, {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0))
-    put[3](ranked_question, {k: c / k for k, c in within})
-    put[4](ranked_question, 1 / (min(ranks) + 1) if ranks else 0.0)
-    return ranked_question
+    return RankedQuestion(
+        held,
+        tuple(bests),
+        {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0),
+        {k: c / k for k, c in within},
+        1 / (min(ranks) + 1) if ranks else 0.0,
+    )
 
 
 def rank_questions(
@@ -236,8 +197,8 @@ def rank_questions(
 ) -> list[RankedQuestion]:
     """``rank_question(index, q, ranking, look)`` for every question (``looks``: each ranking's
     first look), in one loop."""
-    holding, put = index.holder_lists, _RANKED
-    out = []
+    holding = index.holder_lists
+    parts = []  # per question: held, bests (filled in below), recall_at, precision_at
     waiting = []  # (question, span, holders): no holder of the span shown in a partial look
     for q, look in zip(questions, looks, strict=True):
         held = tuple([holding[ev.doc, ev.start, ev.end] for ev in q.evidence])
@@ -253,7 +214,7 @@ def rank_questions(
                 if p is not None and (best is None or p < best[0]):
                     best = (p, h)
             if best is None and holders and not look.whole:
-                waiting.append((len(out), len(bests), holders))
+                waiting.append((len(parts), len(bests), holders))
             bests.append(best)
         # Relevant chunks ranked above k for k in KS (any such chunk is in the look).
         c1 = c3 = c5 = c10 = 0
@@ -267,26 +228,22 @@ def rank_questions(
                         if p < 1:
                             c1 += 1
         n = len(held[0]) if len(held) == 1 else len(set().union(*held))
-        result = _new(RankedQuestion)
-        put[0](result, held)
-        put[1](result, bests)
         if n:
-            put[2](result, {1: c1 / n, 3: c3 / n, 5: c5 / n, 10: c10 / n})
+            recall = {1: c1 / n, 3: c3 / n, 5: c5 / n, 10: c10 / n}
         else:
-            put[2](result, {1: 0.0, 3: 0.0, 5: 0.0, 10: 0.0})
-        put[3](result, {1: c1 / 1, 3: c3 / 3, 5: c5 / 5, 10: c10 / 10})
-        out.append(result)
+            recall = {1: 0.0, 3: 0.0, 5: 0.0, 10: 0.0}
+        parts.append((held, bests, recall, {1: c1 / 1, 3: c3 / 3, 5: c5 / 5, 10: c10 / 10}))
     if waiting:
-        _rank_past_looks(out, waiting, rankings)
-    for result in out:
-        bests = result.best
+        _rank_past_looks([bests for _, bests, _, _ in parts], waiting, rankings)
+    out = []
+    for held, bests, recall, precision in parts:
         ranks = [b[0] for b in bests if b is not None]
-        put[1](result, tuple(bests))
-        put[4](result, 1 / (min(ranks) + 1) if ranks else 0.0)
+        mrr = 1 / (min(ranks) + 1) if ranks else 0.0
+        out.append(RankedQuestion(held, tuple(bests), recall, precision, mrr))
     return out
 
 
-def _rank_past_looks(out: list[RankedQuestion], waiting: list, rankings: Sequence[Ranking]) -> None:
+def _rank_past_looks(bests: list[list], waiting: list, rankings: Sequence[Ranking]) -> None:
     """Fill in each waiting span's best holder ``(position, chunk)`` (see ``rank_questions``):
     its offered holder ranked first (the highest score, ties in index order), at its position
     in the whole ranking (``Ranking.position``)."""
@@ -299,7 +256,7 @@ def _rank_past_looks(out: list[RankedQuestion], waiting: list, rankings: Sequenc
                 best = (s, h)
         if best is not None:
             s, h = best
-            out[j].best[i] = (int(count(score > s) + count(score[:h] == s)), h)
+            bests[j][i] = (int(count(score > s) + count(score[:h] == s)), h)
 
 
 def score_question(
@@ -320,7 +277,9 @@ def score_question(
     for ev, holders, best in zip(q.evidence, ranked.holders, ranked.best, strict=True):
         if not picked.isdisjoint(holders):
             partial = True
-            evidence.append(_evidence((ev.start, ev.end), True, None, best[0] + 1, names[ev.doc]))
+            evidence.append(
+                EvidenceResult((ev.start, ev.end), True, None, best[0] + 1, names[ev.doc])
+            )
             continue
         complete = False
         if ranking.allowed is not None and ev.doc not in ranking.allowed:
@@ -332,28 +291,30 @@ def score_question(
         else:
             diagnosis = context.decision(best[1], best[0], int(index.words[best[1]]))
         rank = best[0] + 1 if best else None
-        evidence.append(_evidence((ev.start, ev.end), False, diagnosis, rank, names[ev.doc]))
+        evidence.append(EvidenceResult((ev.start, ev.end), False, diagnosis, rank, names[ev.doc]))
     picks = index.pick_fields
-    result, put = _new(QuestionResult), _RESULT
-    put[0](result, q.id)
-    put[1](result, q.split)
-    put[2](result, partial)
-    put[3](result, complete)
-    put[4](
-        result,
+    return QuestionResult(
+        q.id,
+        q.split,
+        partial,
+        complete,
         tuple(
-            [
-                _pick(picks[k], pos + 1)
-                for k, pos in zip(context.picked, context.positions, strict=True)
-            ]
+            pick(picks[k], pos + 1)
+            for k, pos in zip(context.picked, context.positions, strict=True)
         ),
+        tuple(evidence),
+        context.words,
+        ranked.recall_at,
+        ranked.precision_at,
+        ranked.reciprocal_rank,
     )
-    put[5](result, tuple(evidence))
-    put[6](result, context.words)
-    put[7](result, ranked.recall_at)
-    put[8](result, ranked.precision_at)
-    put[9](result, ranked.reciprocal_rank)
-    return result
+
+
+def pick(fields: tuple[str, int, tuple, str], rank: int) -> Pick:
+    """The ``Pick`` of a chunk at ``rank`` from its ``Index.pick_fields`` entry ``(chunk, words,
+    source, doc)``."""
+    chunk, words, source, doc = fields
+    return Pick(chunk, rank, words, source, doc)
 
 
 def score_questions(
@@ -369,7 +330,6 @@ def score_questions(
     for every question, in one loop: a question's context is built only to say why a chunk
     before its cut was passed over."""
     names, picks, keys = index.doc_names, index.pick_fields, index.delivery_keys
-    put, pick, evidence_result = _RESULT, _pick, _evidence
     out = []
     for q, ranking, look, outcome, r in zip(
         questions, rankings, looks, outcomes, ranked, strict=True
@@ -384,7 +344,7 @@ def score_questions(
             if not chosen.isdisjoint(holders):
                 partial = True
                 span, name = (ev.start, ev.end), names[ev.doc]
-                evidence.append(evidence_result(span, True, None, best[0] + 1, name))
+                evidence.append(EvidenceResult(span, True, None, best[0] + 1, name))
                 continue
             complete = False
             if ranking.allowed is not None and ev.doc not in ranking.allowed:
@@ -402,20 +362,22 @@ def score_questions(
                 diagnosis = walked.decision(best[1], best[0], picks[best[1]][1])
             rank = best[0] + 1 if best else None
             span, name = (ev.start, ev.end), names[ev.doc]
-            evidence.append(evidence_result(span, False, diagnosis, rank, name))
-        result = _new(QuestionResult)
-        put[0](result, q.id)
-        put[1](result, q.split)
-        put[2](result, partial)
-        put[3](result, complete)
-        context = [pick(picks[k], p + 1) for k, p in zip(taken, positions, strict=True)]
-        put[4](result, tuple(context))
-        put[5](result, tuple(evidence))
-        put[6](result, used)
-        put[7](result, r.recall_at)
-        put[8](result, r.precision_at)
-        put[9](result, r.reciprocal_rank)
-        out.append(result)
+            evidence.append(EvidenceResult(span, False, diagnosis, rank, name))
+        context = tuple(pick(picks[k], p + 1) for k, p in zip(taken, positions, strict=True))
+        out.append(
+            QuestionResult(
+                q.id,
+                q.split,
+                partial,
+                complete,
+                context,
+                tuple(evidence),
+                used,
+                r.recall_at,
+                r.precision_at,
+                r.reciprocal_rank,
+            )
+        )
     return out
 
 

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lab.assemble
-import lab.run
-from lab import LabConfig, build_corpus, run_lab
+import lab.retrieval
+from lab import LabCache, LabConfig, build_corpus, run_lab
 from lab.assemble import (
     MERGED,
     NEAR_DUPLICATE,
@@ -29,8 +29,8 @@ from lab.assemble import (
 )
 from lab.generate import generate_corpus
 from lab.metrics import KS, aggregate
+from lab.retrieval import Retrieval, stacked_rows
 from lab.retrieve import rank
-from lab.run import LabCache, Retrieval, stacked_rows
 
 
 def assemble_alone(order, words, tokens, budget, keys=None):
@@ -177,14 +177,14 @@ def test_looking_ahead_gives_what_sorting_whole_rankings_gives(wide, monkeypatch
     config = LabConfig(split="all", budget=300, chunkers=("sentence", "structure", "qes-greedy"))
     whole = run_lab(wide, config).to_dict()
     longer = []
-    offered_order = lab.run.offered_order
+    offered_order = lab.retrieval.offered_order
 
     def counted(score):
         longer.append(len(score))
         return offered_order(score)
 
-    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
-    monkeypatch.setattr(lab.run, "offered_order", counted)
+    monkeypatch.setattr(lab.retrieval, "FULL_SORT", 0)
+    monkeypatch.setattr(lab.retrieval, "offered_order", counted)
     assert run_lab(wide, config).to_dict() == whole
     assert longer  # some question's assembler walked past its first look
 
@@ -212,7 +212,7 @@ def test_walks_on_growing_looks_equal_walks_on_whole_rankings(wide):
 
 
 def test_ranking_metrics_read_off_a_look_equal_the_whole_rankings(wide, monkeypatch):
-    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
+    monkeypatch.setattr(lab.retrieval, "FULL_SORT", 0)
     config = LabConfig(split="all", size=250)
     index = LabCache().index(wide, config, "sentence")
     deep = 0
@@ -326,8 +326,8 @@ def test_the_matrix_ranking_leaves_holds_every_rankings_scores(wide):
 
 @pytest.mark.parametrize("rows", [1, 7, 128])
 def test_first_looks_built_together_equal_each_rankings_own_look(wide, monkeypatch, rows):
-    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
-    monkeypatch.setattr(lab.run, "LOOK_ROWS", rows)  # rankings whose looks are found together
+    monkeypatch.setattr(lab.retrieval, "FULL_SORT", 0)
+    monkeypatch.setattr(lab.retrieval, "LOOK_ROWS", rows)  # rankings whose looks are found together
     index = LabCache().index(wide, LabConfig(split="all"), "structure")
     partial = 0
     for mode in ("flat", "graph"):
@@ -376,7 +376,7 @@ def test_questions_ranked_in_one_loop_equal_each_ranked_alone(wide, handbook, mo
 
     deep = 0
     for corpus, full_sort in ((wide, 0), (wide, 64), (handbook, 64)):
-        monkeypatch.setattr(lab.run, "FULL_SORT", full_sort)
+        monkeypatch.setattr(lab.retrieval, "FULL_SORT", full_sort)
         config = LabConfig(split="all", size=250)
         for chunker in ("sentence", "structure", "parent-child"):
             index = LabCache().index(corpus, config, chunker)
@@ -417,7 +417,7 @@ def test_questions_scored_in_one_loop_equal_each_scored_alone(wide, handbook, mo
     from lab import load_collection
 
     technova = load_collection("data/technova/collection.json")
-    monkeypatch.setattr(lab.run, "FULL_SORT", 0)
+    monkeypatch.setattr(lab.retrieval, "FULL_SORT", 0)
     diagnoses = Counter()
     for corpus in (wide, handbook, technova):
         config = LabConfig(split="all", size=250)

@@ -338,7 +338,12 @@ def indexes(corpus, chunker, size, headers, resolve_refs):
     embedder = HashEmbedder() if CHUNKERS[chunker].dense else None
     made = [
         build_index(
-            corpus, chunker, size, headers=headers, resolve_refs=resolve_refs, embedder=embedder
+            corpus,
+            chunker,
+            size,
+            headers=headers,
+            refs="delivered" if resolve_refs else "off",
+            embedder=embedder,
         )
         for _ in range(2)
     ]

@@ -10,9 +10,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import CHUNKERS, EXPLAIN, Corpus, Explanation, Index, LabConfig, Question, explain
+from lab import (
+    CHUNKERS,
+    EXPLAIN,
+    Corpus,
+    Explanation,
+    Index,
+    LabConfig,
+    Question,
+    explain,
+    reranker_for,
+)
 from lab.retrieve import RERANK_TOP
-from lab.run import reranker_for
 
 from . import cache
 from .cache import pick, shared_and_session

@@ -163,7 +163,6 @@ def chunk_document(
     *,
     headers: bool = False,
     refs: str = "delivered",
-    resolve_refs: bool | None = None,
     first_id: int = 0,
     embedder=None,
     doc_type: str = "other",
@@ -175,10 +174,9 @@ def chunk_document(
     into pieces that fit (:func:`~lab.chunkers.base.fitted_plan`); the plan's ``cuts`` say where.
     ``refs`` places the text of cited provisions for chunkers that resolve references:
     "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
-    or "off"; ``resolve_refs`` is the older on/off switch (see ``reference_placement``).
-    ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
+    or "off". ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
     chooses by."""
-    refs = reference_placement(refs, resolve_refs)
+    reference_placement(refs)
     params = Params(size, overlap, training, refs != "off", embedder, doc_type, policy)
     plan = fitted_plan(CHUNKERS[chunker], doc, params)
     text = doc.text

@@ -26,9 +26,9 @@ from .. import (
     training_warning,
     untrained_chunkers,
 )
+from ..config import embedder_for, reranker_for
 from ..embed import DEFAULT_MODEL, DenseUnavailable
 from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
-from ..run import embedder_for, reranker_for
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 DEFAULT_DOC = DATA / "handbook.md"

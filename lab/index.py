@@ -8,7 +8,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from .assemble import TokenMarks, token_marks
+from .assemble import TermCounts, term_counts
 from .bm25 import BM25
 from .chunkers import CHUNKERS, Chunk, Training, chunk_document, reference_placement
 from .collection import POLICY_CHUNKER
@@ -105,9 +105,9 @@ class Index:
         return [[vocab.setdefault(t, len(vocab)) for t in tokenize(c.text)] for c in self.chunks]
 
     @cached_property
-    def delivered_marks(self) -> TokenMarks:
-        """``delivered_tokens`` as bit sets, what the novelty rule reads."""
-        return token_marks(self.delivered_tokens)
+    def delivered_terms(self) -> TermCounts:
+        """``delivered_tokens`` as counts of distinct tokens, what the novelty rule reads."""
+        return term_counts(self.delivered_tokens)
 
     @cached_property
     def delivery_keys(self) -> list[int] | None:

@@ -6,19 +6,11 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
-from .assemble import (
-    BELOW_CUT,
-    FIRST_LOOK,
-    OVER_BUDGET,
-    Context,
-    Look,
-    Outcome,
-    look_ahead,
-    passed_over,
-)
+from .assemble import BELOW_CUT, OVER_BUDGET, Context, passed_over
 from .corpus import Question
 from .index import Index
 from .retrieve import Ranking
@@ -149,42 +141,22 @@ class RankedQuestion:
     reciprocal_rank: float
 
 
-def rank_question(
-    index: Index, q: Question, ranking: Ranking, look: Look | None = None
-) -> RankedQuestion:
-    """The budget-independent part of ``score_question``. ``look``: the ranking's first look
-    (``look_ahead(ranking, index.words, FIRST_LOOK)``), if already known: ranks in it are read
-    off it, and only an evidence span none of whose holders it shows has its best holder's rank
-    counted."""
-    if look is None:
-        look = look_ahead(ranking, index.words, FIRST_LOOK)
-    holding, ranked = index.holder_lists, look.ranked
-    held = tuple(holding[(ev.doc, ev.start, ev.end)] for ev in q.evidence)
+def rank_question(index: Index, q: Question, ranking: Ranking) -> RankedQuestion:
+    """The budget-independent part of ``score_question``: per evidence span its holders and the
+    best-ranked offered one, and the ranking metrics (recall@k and precision@k over the chunks
+    holding some evidence span, the reciprocal rank of the first)."""
+    held = tuple(index.holder_lists[(ev.doc, ev.start, ev.end)] for ev in q.evidence)
     relevant = set().union(*held)
-    where = {k: ranked.index(k) for k in relevant if k in ranked}
-    bests = []
-    for holders in held:
-        shown = [(where[h], h) for h in holders if h in where]
-        if shown:
-            bests.append(min(shown))
-            continue
-        score = ranking.score
-        offered = [h for h in holders if score[h] > 0] if not look.whole else []
-        if not offered:
-            bests.append(None)
-            continue
-        h = max(offered, key=lambda k: (score[k], -k))  # ranked first: ties in index order
-        bests.append((ranking.position(h), h))
+    where = {k: p for k in relevant if (p := ranking.position(k)) >= 0}
+    bests = tuple(min(((where[h], h) for h in hs if h in where), default=None) for hs in held)
     ranks = [b[0] for b in bests if b is not None]
-    # Relevant chunks ranked above k (k <= FIRST_LOOK: any such chunk is in the look).
-    in_look = sorted(where.values())
-    within = [(k, bisect_left(in_look, k)) for k in KS]
     n = len(relevant)
+    within = {k: sum(p < k for p in where.values()) for k in KS}
     return RankedQuestion(
         held,
-        tuple(bests),
-        {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0),
-        {k: c / k for k, c in within},
+        bests,
+        {k: c / n for k, c in within.items()} if n else dict.fromkeys(KS, 0.0),
+        {k: c / k for k, c in within.items()},
         1 / (min(ranks) + 1) if ranks else 0.0,
     )
 
@@ -193,16 +165,18 @@ def rank_questions(
     index: Index,
     questions: Sequence[Question],
     rankings: Sequence[Ranking],
-    looks: Sequence[Look],
+    heads: Sequence[list[int]],
+    whole: Sequence[bool],
 ) -> list[RankedQuestion]:
-    """``rank_question(index, q, ranking, look)`` for every question (``looks``: each ranking's
-    first look), in one loop."""
+    """``rank_question(index, q, ranking)`` for every question, in one loop, from each ranking's
+    first chunks (``heads``, at least ``max(KS)`` of them unless ``whole``: all it offers): ranks
+    in a head are read off it, and only an evidence span none of whose holders it shows has its
+    best holder's rank counted."""
     holding = index.holder_lists
     parts = []  # per question: held, bests (filled in below), recall_at, precision_at
     waiting = []  # (question, span, holders): no holder of the span shown in a partial look
-    for q, look in zip(questions, looks, strict=True):
+    for q, ranked, complete in zip(questions, heads, whole, strict=True):
         held = tuple([holding[ev.doc, ev.start, ev.end] for ev in q.evidence])
-        ranked = look.ranked
         where: dict[int, int] = {}
         bests: list = []
         for holders in held:
@@ -213,7 +187,7 @@ def rank_questions(
                     p = where[h] = ranked.index(h)
                 if p is not None and (best is None or p < best[0]):
                     best = (p, h)
-            if best is None and holders and not look.whole:
+            if best is None and holders and not complete:
                 waiting.append((len(parts), len(bests), holders))
             bests.append(best)
         # Relevant chunks ranked above k for k in KS (any such chunk is in the look).
@@ -268,46 +242,9 @@ def score_question(
 ) -> QuestionResult:
     """Evidence in context, diagnosis of what missed, and ranking metrics for one question.
     ``ranked``: ``rank_question``'s part, if already known."""
-    if ranked is None:
-        ranked = rank_question(index, q, ranking)
-    picked = set(context.picked)
-    names = index.doc_names
-    evidence = []
-    partial, complete = False, True
-    for ev, holders, best in zip(q.evidence, ranked.holders, ranked.best, strict=True):
-        if not picked.isdisjoint(holders):
-            partial = True
-            evidence.append(
-                EvidenceResult((ev.start, ev.end), True, None, best[0] + 1, names[ev.doc])
-            )
-            continue
-        complete = False
-        if ranking.allowed is not None and ev.doc not in ranking.allowed:
-            diagnosis = FILTERED_OUT
-        elif not holders:
-            diagnosis = NOT_INTACT
-        elif best is None:
-            diagnosis = NOT_RANKED
-        else:
-            diagnosis = context.decision(best[1], best[0], int(index.words[best[1]]))
-        rank = best[0] + 1 if best else None
-        evidence.append(EvidenceResult((ev.start, ev.end), False, diagnosis, rank, names[ev.doc]))
-    picks = index.pick_fields
-    return QuestionResult(
-        q.id,
-        q.split,
-        partial,
-        complete,
-        tuple(
-            pick(picks[k], pos + 1)
-            for k, pos in zip(context.picked, context.positions, strict=True)
-        ),
-        tuple(evidence),
-        context.words,
-        ranked.recall_at,
-        ranked.precision_at,
-        ranked.reciprocal_rank,
-    )
+    ranked = ranked if ranked is not None else rank_question(index, q, ranking)
+    assembled = (context.picked, context.positions, context.cut, context.words)
+    return score_questions(index, [q], [ranking], [ranked], [assembled], context.budget)[0]
 
 
 def pick(fields: tuple[str, int, tuple, str], rank: int) -> Pick:
@@ -317,59 +254,60 @@ def pick(fields: tuple[str, int, tuple, str], rank: int) -> Pick:
     return Pick(chunk, rank, words, source, doc)
 
 
+Assembled = tuple[tuple[int, ...], tuple[int, ...], int, int]  # picked, their ranks, cut, words
+
+
 def score_questions(
     index: Index,
     questions: Sequence[Question],
     rankings: Sequence[Ranking],
-    looks: Sequence[Look],
-    outcomes: Sequence[Outcome],
-    budget: int,
     ranked: Sequence[RankedQuestion],
+    assembled: Sequence[Assembled],
+    budget: int,
 ) -> list[QuestionResult]:
-    """``score_question(index, q, ranking, Context.of(look, outcome, budget, keys), ranked=r)``
-    for every question, in one loop: a question's context is built only to say why a chunk
-    before its cut was passed over."""
-    names, picks, keys = index.doc_names, index.pick_fields, index.delivery_keys
+    """Per question, its result: which evidence spans a chunk in its context holds (partial: some,
+    complete: all), why each other one missed, and the ranking metrics. ``assembled``: per
+    question the chunks picked at ``budget``, their 0-based ranks, the cut and the words used."""
+    names, picks, keys, words = index.doc_names, index.pick_fields, index.delivery_keys, index.words
     out = []
-    for q, ranking, look, outcome, r in zip(
-        questions, rankings, looks, outcomes, ranked, strict=True
+    for q, ranking, r, (taken, positions, cut, used) in zip(
+        questions, rankings, ranked, assembled, strict=True
     ):
-        positions, cut, used = outcome
-        order = look.ranked
-        taken = [order[p] for p in positions]
         chosen = set(taken)
         evidence = []
-        partial, complete = False, True
         for ev, holders, best in zip(q.evidence, r.holders, r.best, strict=True):
+            span, name = (ev.start, ev.end), names[ev.doc]
             if not chosen.isdisjoint(holders):
-                partial = True
-                span, name = (ev.start, ev.end), names[ev.doc]
                 evidence.append(EvidenceResult(span, True, None, best[0] + 1, name))
                 continue
-            complete = False
             if ranking.allowed is not None and ev.doc not in ranking.allowed:
                 diagnosis = FILTERED_OUT
             elif not holders:
                 diagnosis = NOT_INTACT
             elif best is None:
                 diagnosis = NOT_RANKED
-            elif best[0] >= cut:  # ``Context.decision`` past the cut
-                diagnosis = OVER_BUDGET if picks[best[1]][1] > budget else BELOW_CUT
-            elif order[best[0]] == best[1]:  # ``Context.decision`` before the cut
-                diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
+            elif best[0] >= cut:
+                diagnosis = OVER_BUDGET if words[best[1]] > budget else BELOW_CUT
             else:
-                walked = Context.of(look, outcome, budget, keys)
-                diagnosis = walked.decision(best[1], best[0], picks[best[1]][1])
-            rank = best[0] + 1 if best else None
-            span, name = (ev.start, ev.end), names[ev.doc]
-            evidence.append(EvidenceResult(span, False, diagnosis, rank, name))
+                before = [k for k, p in zip(taken, positions, strict=True) if p < best[0]]
+                diagnosis = passed_over(
+                    int(words[best[1]]),
+                    None if keys is None else keys[best[1]],
+                    [int(words[k]) for k in before],
+                    () if keys is None else [keys[k] for k in before],
+                    budget,
+                )
+            evidence.append(
+                EvidenceResult(span, False, diagnosis, best[0] + 1 if best else None, name)
+            )
+        found = [e.in_context for e in evidence]
         context = tuple(pick(picks[k], p + 1) for k, p in zip(taken, positions, strict=True))
         out.append(
             QuestionResult(
                 q.id,
                 q.split,
-                partial,
-                complete,
+                any(found),
+                all(found),
                 context,
                 tuple(evidence),
                 used,
@@ -379,6 +317,43 @@ def score_questions(
             )
         )
     return out
+
+
+class EvidenceSpans(NamedTuple):
+    """Every evidence span of ``questions`` questions: the question (row) of each span, and each
+    (span, chunk holding it whole) pair as parallel arrays."""
+
+    questions: int
+    question: np.ndarray
+    holder_span: np.ndarray
+    holder_chunk: np.ndarray
+
+
+def evidence_spans(ranked: Sequence[RankedQuestion]) -> EvidenceSpans:
+    """``EvidenceSpans`` of the questions ``ranked`` describes (their ``holders``)."""
+    spans = [holders for r in ranked for holders in r.holders]
+    question = np.repeat(np.arange(len(ranked)), [len(r.holders) for r in ranked])
+    holder_span = np.repeat(np.arange(len(spans)), [len(h) for h in spans])
+    chunks = np.fromiter((k for h in spans for k in h), dtype=np.int64, count=len(holder_span))
+    return EvidenceSpans(
+        len(ranked), question.astype(np.int64), holder_span.astype(np.int64), chunks
+    )
+
+
+def verdicts(
+    spans: EvidenceSpans, rows: np.ndarray, chunks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per question, whether its context (question ``rows[i]`` picked ``chunks[i]``) holds some
+    of its evidence spans whole (partial) and all of them (complete): a span is in the context
+    when a chunk holding it is."""
+    width = int(max(spans.holder_chunk.max(initial=0), chunks.max(initial=0))) + 1
+    picked = rows * width + chunks
+    holder = spans.question[spans.holder_span] * width + spans.holder_chunk
+    inside = np.zeros(len(spans.question), dtype=bool)
+    inside[spans.holder_span[np.isin(holder, picked)]] = True
+    found = np.bincount(spans.question, weights=inside, minlength=spans.questions)
+    total = np.bincount(spans.question, minlength=spans.questions)
+    return found > 0, found == total
 
 
 def aggregate(results: Sequence[QuestionResult]) -> Metrics:

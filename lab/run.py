@@ -7,14 +7,13 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from .assemble import Context
+from .assemble import Context, assemble
 from .cache import LabCache
 from .config import LabConfig, Progress
 from .corpus import Corpus, InputError, Question
 from .index import Index, learns
 from .metrics import IndexStats, Metrics, QuestionResult, aggregate, score_question
-from .retrieval import Retrieval
-from .retrieve import RERANK_TOP, Ranking
+from .retrieve import RERANK_TOP, Ranking, rank
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
     import pandas as pd
@@ -257,10 +256,14 @@ def explain(
     filters: bool = True,
 ) -> Explanation:
     """Rank, assemble and score one question, keeping the intermediate results."""
-    retrieval = Retrieval.of(index, [question], mode, reranker, rerank_top, filters)
-    context = retrieval.contexts(budget)[0]
-    result = score_question(index, question, retrieval.rankings[0], context)
-    return Explanation(question, index, retrieval.rankings[0], context, result)
+    ranking = rank(
+        index, [question], mode, reranker=reranker, rerank_top=rerank_top, filters=filters
+    )[0]
+    context = assemble(
+        ranking, index.words, index.delivered_tokens, budget, keys=index.delivery_keys
+    )
+    result = score_question(index, question, ranking, context)
+    return Explanation(question, index, ranking, context, result)
 
 
 __all__ = ["Explanation", "LabResult", "Run", "explain", "run_lab", "untrained_chunkers"]

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .cache import LabCache
+from .cache import LabCache, retrieval_key
 from .config import DEFAULT_BUDGETS, DEFAULT_SIZES, LabConfig, Progress
 from .corpus import Corpus
-from .index import check_chunking
+from .index import Index, check_chunking
+from .retrieval import Retrieval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,37 +86,50 @@ def sweep_cell(
     cache: LabCache | None = None,
 ) -> tuple[dict, ...]:
     """One task of a sweep: the rows of one chunker at one size, for every mode of ``config``
-    and every budget, from a single index (its embeddings included) and one ranking per mode."""
+    and every budget, from a single index (its embeddings included) and one ranking per mode.
+    ``cache`` keeps the rows; the index and rankings are used from it when it has them, and
+    otherwise dropped with the task, so that a sweep holds one cell's arrays at a time."""
     cache = cache or LabCache()
-    index = cache.index(corpus, config, chunker, size)
+    budgets = tuple(budgets)
+    index: list[Index] = []  # built on the first mode whose rows are not kept
+
+    def made(mode: str) -> tuple[dict, ...]:
+        index[:] = index or [cache.index(corpus, config, chunker, size, keep=False)]
+        return mode_rows(index[0], cache.retrieval(index[0], config, mode, keep=False), budgets)
+
+    rows = []
+    for mode in config.modes:
+        key = (*retrieval_key(corpus, config, chunker, size, mode), budgets)
+        rows += cache.rows(key, lambda mode=mode: made(mode))
+    return tuple(rows)
+
+
+def mode_rows(index: Index, retrieval: Retrieval, budgets: Sequence[int]) -> tuple[dict, ...]:
+    """The sweep rows of one index in one mode at every budget of ``budgets``."""
     lengths = np.sort(index.words)
     over = (len(lengths) - np.searchsorted(lengths, budgets, side="right")).tolist()
     rows = []
-    for mode in config.modes:
-        retrieval = cache.retrieval(index, config, mode)
-        for budget, metrics, too_long in zip(
-            budgets, retrieval.metrics_at(budgets), over, strict=True
-        ):
-            rows.append(
-                {
-                    "chunker": chunker,
-                    "mode": mode,
-                    "size": size,
-                    "budget": budget,
-                    "questions": metrics.questions,
-                    "partial": metrics.partial,
-                    "partial_low": metrics.partial_ci[0],
-                    "partial_high": metrics.partial_ci[1],
-                    "complete": metrics.complete,
-                    "complete_low": metrics.complete_ci[0],
-                    "complete_high": metrics.complete_ci[1],
-                    "gap": metrics.gap,
-                    "mean_context_words": metrics.mean_context_words,
-                    "chunks": len(index.chunks),
-                    "over_budget_chunks": too_long,
-                    "fits": too_long < len(lengths),
-                }
-            )
+    for budget, metrics, too_long in zip(budgets, retrieval.metrics_at(budgets), over, strict=True):
+        rows.append(
+            {
+                "chunker": index.chunker,
+                "mode": retrieval.mode,
+                "size": index.size,
+                "budget": budget,
+                "questions": metrics.questions,
+                "partial": metrics.partial,
+                "partial_low": metrics.partial_ci[0],
+                "partial_high": metrics.partial_ci[1],
+                "complete": metrics.complete,
+                "complete_low": metrics.complete_ci[0],
+                "complete_high": metrics.complete_ci[1],
+                "gap": metrics.gap,
+                "mean_context_words": metrics.mean_context_words,
+                "chunks": len(index.chunks),
+                "over_budget_chunks": too_long,
+                "fits": too_long < len(lengths),
+            }
+        )
     return tuple(rows)
 
 

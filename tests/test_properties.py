@@ -196,8 +196,9 @@ def test_picked_chunks_all_have_positive_scores(corpus, budget, chunker, mode):
     index = build_index(corpus, chunker, 160)
     with np.errstate(all="raise"):
         retrieval = Retrieval.of(index, corpus.questions, mode)
-        contexts = retrieval.contexts(budget)
-    for ranking, context in zip(retrieval.rankings, contexts, strict=True):
-        assert all(ranking.score[k] > 0 for k in context.picked)
+        results = retrieval.evaluate(budget)
+    at = {c.id: k for k, c in enumerate(index.chunks)}
+    for ranking, result in zip(retrieval.rankings, results, strict=True):
+        assert all(ranking.score[at[p.chunk]] > 0 for p in result.context)
         assert all(ranking.score[k] > 0 for k in ranking.order)
         assert (ranking.score[np.setdiff1d(np.arange(len(index.chunks)), ranking.order)] <= 0).all()

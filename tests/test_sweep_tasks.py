@@ -49,7 +49,7 @@ def test_a_warm_rerun_only_looks_things_up(handbook, monkeypatch):
         "build_index": lab.cache,
         "index_stats": lab.cache,
         "rank_scored": lab.retrieval,
-        "walk": lab.retrieval,
+        "assemble_questions": lab.retrieval,
         "score_questions": lab.retrieval,
     }
     calls = {name: counting(monkeypatch, module, name) for name, module in names.items()}

@@ -181,6 +181,7 @@ def first_looks(scores: np.ndarray, words: np.ndarray, size: int = FIRST_LOOK) -
     shown = np.zeros(q, dtype=np.int64)
     offered = np.zeros(q, dtype=np.int64)
     rest = np.full(q, NONE_FITS, dtype=np.int64)
+    shortest = np.argsort(words, kind="stable")[:SHORTEST]
     for lo in range(0, q, LOOK_ROWS):
         block = scores[lo : lo + LOOK_ROWS]
         hi = lo + len(block)
@@ -188,14 +189,31 @@ def first_looks(scores: np.ndarray, words: np.ndarray, size: int = FIRST_LOOK) -
         offered[lo:hi] = np.count_nonzero(block > 0, axis=1)
         more = np.flatnonzero(offered[lo:hi] > shown[lo:hi])  # their looks are full
         if len(more):
-            beyond = np.where(block[more] > 0, words, NONE_FITS)
-            beyond[np.arange(len(more))[:, None], order[lo + more]] = NONE_FITS
-            rest[lo + more] = beyond.min(axis=1)
+            rest[lo + more] = _fewest_words_past(block[more], order[lo + more], words, shortest)
     sizes = np.full(order.shape, NONE_FITS, dtype=np.int64)
     valid = np.arange(size) < shown[:, None]
     sizes[valid] = words[order[valid]]
     least = np.minimum(np.minimum.accumulate(sizes[:, ::-1], axis=1)[:, ::-1], rest[:, None])
     return FirstLooks(order, sizes, shown, offered, least, rest)
+
+
+SHORTEST = 64  # the shortest chunks tried first for the fewest words past a look
+
+
+def _fewest_words_past(
+    block: np.ndarray, order: np.ndarray, words: np.ndarray, shortest
+) -> np.ndarray:
+    """Per row of ``block`` (scores), the fewest words of an offered chunk not in its ``order``
+    (a full look): the ``shortest`` chunks tried first, every chunk for a row none of them is."""
+    rows = np.arange(len(block))[:, None]
+    shown = np.zeros(block.shape, dtype=bool)
+    shown[rows, order] = True
+    ok = (block[:, shortest] > 0) & ~shown[:, shortest]
+    out = words[shortest[ok.argmax(axis=1)]] if len(shortest) else np.zeros(len(block), np.int64)
+    for r in np.flatnonzero(~ok.any(axis=1)).tolist():
+        past = (block[r] > 0) & ~shown[r]
+        out[r] = words[past].min() if past.any() else NONE_FITS
+    return out
 
 
 def padded(rows: list[np.ndarray], size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -413,6 +431,6 @@ def the_cuts(
         chunk = block.shape[1] - 1 - ties[:, ::-1].argmax(axis=1)
         before = np.arange(block.shape[1]) < chunk[:, None]
         last[rows] = np.count_nonzero(block > worst[:, None], axis=1) + np.count_nonzero(
-            ties & before, axis=1
+            (block == worst[:, None]) & before, axis=1
         )
     return np.maximum(cut, last + 1)

@@ -32,9 +32,8 @@ def both_ways(scores, words, tokens, budgets, keys=None):
     key_array = None if keys is None else np.asarray(keys)
     looks = first_looks(scores, words)
     out = []
-    for budget, picks in zip(
-        budgets, assemble_questions(scores, words, terms, budgets, key_array, looks=looks)
-    ):
+    every = assemble_questions(scores, words, terms, budgets, key_array, looks=looks)
+    for budget, picks in zip(budgets, every, strict=True):
         ranks = picked_ranks(scores, picks)
         cuts = the_cuts(scores, words, looks, picks, ranks, budget)
         for j, row in enumerate(scores):

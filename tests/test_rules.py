@@ -243,3 +243,20 @@ def test_bm25_scores_are_the_plain_formula(documents, queries, params):
     got = BM25(documents, k1, b).scores(queries)
     want = bm25_scores_plain(documents, queries, k1, b)
     assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+def test_cosine_edges_fast_are_the_plain_rule_on_repeated_text():
+    # one paragraph repeated: chunks with the same terms and weights, hundreds of neighbours each
+    paragraph = (
+        "A dark window is at least 90 minutes of full darkness before moonrise. A visitor is "
+        "anyone on site who is neither staff nor a registered researcher. Only dim red light "
+        "is permitted there.\n\n"
+    )
+    corpus = build_corpus({"repeated": paragraph * 60}, None)
+    for chunker in ("fixed", "sentence"):
+        matrix = build_index(corpus, chunker, 100).bm25.matrix
+        for neighbours in (1, 16):
+            want = cosine_edges_plain(matrix, 0.5, 0.2, neighbours)
+            assert same_arrays(cosine_edges(matrix, 0.5, 0.2, neighbours), want)
+            degree = np.bincount(np.concatenate(want[:2]), minlength=matrix.shape[0])
+            assert np.median(degree) >= neighbours and degree.max() > neighbours

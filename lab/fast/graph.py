@@ -78,12 +78,14 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
 
     The most widespread terms (the longest prefix, by document frequency, whose share of every
     chunk's squared norm stays below ``min_cosine``) cannot lift a pair to the threshold on their
-    own, so only pairs sharing a rarer term are candidates. Rows go ``PRODUCT_ENTRIES`` product
-    entries at a time against every row after them (each pair once); a candidate's rare dot
-    product is SciPy's ``rare @ rare.T`` sum (over the shared terms in term order, the same from
-    either row), its common one ``_sparse_row_sums`` of the dense common parts. Each chunk's
-    strongest ``neighbours`` so far are kept (``Strongest``); a candidate whose bound (rare dot
-    plus the product of the common norms) falls below the weakest kept of both its chunks
+    own, so only pairs sharing a rarer term are candidates. Chunks with the same term weights
+    (repeated text) are one group: every pair between two groups has the same cosine, to the
+    last digit. The groups go ``PRODUCT_ENTRIES`` product entries at a time against every group
+    after them (each pair once, a group with itself if it has two chunks); a candidate's rare
+    dot product is SciPy's ``rare @ rare.T`` sum (over the shared terms in term order, the same
+    from either row), its common one ``_sparse_row_sums`` of the dense common parts. Each
+    group's strongest neighbours so far are kept (``Strongest``); a candidate whose bound (rare
+    dot plus the product of the common norms) falls below the weakest kept of both its groups
     cannot enter either list and is not computed further."""
     n = term_weights.shape[0]
     empty = np.zeros(0, dtype=np.int64)
@@ -107,32 +109,42 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
     prefix = int(crossing.min()) if len(crossing) else len(df)
     is_common = (rank_of_term < prefix)[terms]
 
-    common_part = _dense_columns(n, row_of, terms, unit, is_common)
+    group = _same_rows(term_weights)
+    first = np.unique(group, return_index=True)[1]  # each group's first chunk, in group order
+    k = len(first)
+    size = np.bincount(group, minlength=k)
+    kept = np.zeros(n, dtype=bool)
+    kept[first] = True  # the groups' rows: their first chunks'
+    row_group = group[row_of]
+    rep = kept[row_of]
+    common_part = _dense_columns(k, row_group[rep], terms[rep], unit[rep], is_common[rep])
     common_norm = np.sqrt(_sparse_row_sums(common_part * common_part))
-    rare = ~is_common & (unit != 0)
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(row_of[rare], minlength=n))])
-    rare_part = sp.csr_matrix((unit[rare], terms[rare], indptr), shape=term_weights.shape)
-    # Rows by decreasing common norm: a block's first row bounds what the common terms add to
-    # any pair from it on, so one comparison drops most of a block's products.
+    rare = rep & ~is_common & (unit != 0)
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(row_group[rare], minlength=k))])
+    rare_part = sp.csr_matrix((unit[rare], terms[rare], indptr), shape=(k, term_weights.shape[1]))
+    # Groups by decreasing common norm: a block's first group bounds what the common terms add
+    # to any pair from it on, so one comparison drops most of a block's products.
     order = np.argsort(-common_norm, kind="stable")
-    ranked, ranked_norm = rare_part[order], common_norm[order]
+    ranked, ranked_norm, several = rare_part[order], common_norm[order], size[order] > 1
     # the entries a row's product holds at most: its terms' posting lengths
     postings = np.bincount(ranked.indices, minlength=ranked.shape[1])
-    row_of_ranked = np.repeat(np.arange(n), np.diff(ranked.indptr))
-    size = np.bincount(row_of_ranked, weights=postings[ranked.indices], minlength=n)
-    ends = np.cumsum(size)
+    row_of_ranked = np.repeat(np.arange(k), np.diff(ranked.indptr))
+    reach = np.bincount(row_of_ranked, weights=postings[ranked.indices], minlength=k)
+    ends = np.cumsum(reach)
     floor = min_cosine - 1e-12
-    strongest = Strongest(n, neighbours)
+    strongest = Strongest(group, first, size, neighbours)
     lo = 0
-    while lo < n:
-        hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - size[lo] + PRODUCT_ENTRIES)))
+    while lo < k:
+        hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - reach[lo] + PRODUCT_ENTRIES)))
         shared = ranked[lo:hi] @ ranked[lo:].T  # the block against the ranks from it on
         # a later rank's common norm is at most this row's: a bound without looking it up
         counts = np.diff(shared.indptr)
         r = np.repeat(np.arange(hi - lo), counts)
-        reach = np.repeat(floor - ranked_norm[lo:hi] ** 2 - 1e-9, counts)
-        near = np.flatnonzero((shared.data >= reach) & (shared.indices > r))
-        i, j = order[lo + r[near]], order[lo + shared.indices[near]]
+        c = shared.indices
+        bar = np.repeat(floor - ranked_norm[lo:hi] ** 2 - 1e-9, counts)
+        pair = (c > r) | ((c == r) & np.repeat(several[lo:hi], counts))
+        near = np.flatnonzero((shared.data >= bar) & pair)
+        i, j = order[lo + r[near]], order[lo + c[near]]
         rows, cols, rare_dot = np.minimum(i, j), np.maximum(i, j), shared.data[near]
         bound = rare_dot + common_norm[rows] * common_norm[cols]
         weakest = strongest.weakest - 1e-9
@@ -151,49 +163,122 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
     return rows, cols, weight * cosine
 
 
-class Strongest:
-    """Each chunk's ``m`` strongest neighbours so far (largest cosine first, ties by the
-    neighbour's position), kept as at most ``m`` entries per chunk plus the pairs added since
-    the last trim; ``edges`` is the union of the lists (a pair kept when either end keeps it)."""
+def _same_rows(matrix: sp.csr_matrix) -> np.ndarray:
+    """A group number per row: rows with the same terms and weights share one (numbered by their
+    first row, in row order). Rows are grouped by a hash of their entries, each checked against
+    its group's first row entry by entry (a row that differs is a group of its own)."""
+    n = matrix.shape[0]
+    lengths = np.diff(matrix.indptr)
+    with np.errstate(over="ignore"):
+        mixed = matrix.indices.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        mixed ^= np.ascontiguousarray(matrix.data, dtype=np.float64).view(np.uint64)
+        mixed *= np.uint64(0xBF58476D1CE4E5B9)
+        mixed ^= mixed >> np.uint64(29)
+        mixed *= np.uint64(0x94D049BB133111EB)
+        sums = np.zeros(n, dtype=np.uint64)
+        filled = np.flatnonzero(lengths)
+        if len(filled):
+            sums[filled] = np.add.reduceat(mixed, matrix.indptr[filled])
+        sums = sums * np.uint64(0x9E3779B97F4A7C15) + lengths.astype(np.uint64)
+    _, first, group = np.unique(sums, return_index=True, return_inverse=True)
+    lead = first[group.ravel()]  # each row's group's first row
+    entry_lead = np.repeat(matrix.indptr[lead], lengths) + (
+        np.arange(matrix.nnz) - np.repeat(matrix.indptr[:-1], lengths)
+    )
+    entry_lead = np.minimum(entry_lead, max(matrix.nnz - 1, 0))  # (a row longer than its lead)
+    differs = (matrix.indices != matrix.indices[entry_lead]) | (
+        matrix.data != matrix.data[entry_lead]
+    )
+    row_of = np.repeat(np.arange(n), lengths)
+    alone = (np.bincount(row_of[differs], minlength=n) > 0) | (lengths != lengths[lead])
+    lead = np.where(alone, np.arange(n), lead)
+    # numbered by first row: the leads in row order
+    leads, number = np.unique(lead, return_inverse=True)
+    return number.ravel().astype(np.int64)
 
-    def __init__(self, n: int, m: int):
-        self.n, self.m = n, m
-        self.limit = max(1 << 20, 2 * n * m)  # pending entries before the lists are trimmed
+
+class Strongest:
+    """Each group's strongest neighbours so far: for a group of one chunk its ``m`` strongest
+    chunks (largest cosine first, ties by position), for a larger group ``m + 1`` (one of them
+    may be the chunk itself). A group's kept entries are other groups (and itself) at a cosine,
+    each standing for its chunks in position order; entries are trimmed to those that can hold
+    one of the first ``m`` (or ``m + 1``) chunks. ``edges`` expands them to chunks and takes the
+    union of every chunk's list (a pair kept when either end keeps it)."""
+
+    def __init__(self, group: np.ndarray, first: np.ndarray, size: np.ndarray, m: int):
+        self.group, self.first, self.size, self.m = group, first, size, m
+        k = len(first)
+        self.room = m + (size > 1)  # the chunks a group's list holds
+        self.limit = max(1 << 20, 4 * k * (m + 1))  # pending entries before the lists are trimmed
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.pending = 0
-        self.weakest = np.full(n, -np.inf)  # the m-th strongest cosine so far (-inf: fewer)
+        self.weakest = np.full(k, -np.inf)  # the cosine of the last chunk a list holds (-inf: room)
 
     def add(self, i: np.ndarray, j: np.ndarray, cosine: np.ndarray) -> None:
-        """Pairs ``i < j`` at ``cosine``: a neighbour of each end."""
-        self.parts += [(i, j, cosine), (j, i, cosine)]
-        self.pending += 2 * len(i)
+        """Group pairs ``i <= j`` at ``cosine``: a neighbour of each end (once for ``i == j``)."""
+        other = i != j
+        self.parts += [(i, j, cosine), (j[other], i[other], cosine[other])]
+        self.pending += len(i) + int(other.sum())
         if self.pending > self.limit:
             self._trim()
 
     def _trim(self) -> None:
-        chunk, other, cosine = (np.concatenate(p) for p in zip(*self.parts, strict=True))
-        order = np.lexsort((other, -cosine, chunk))
-        chunk, other, cosine = chunk[order], other[order], cosine[order]
-        first = np.searchsorted(chunk, chunk, side="left")
-        keep = np.arange(len(chunk)) - first < self.m
-        chunk, other, cosine = chunk[keep], other[keep], cosine[keep]
-        self.parts, self.pending = [(chunk, other, cosine)], len(chunk)
-        counts = np.bincount(chunk, minlength=self.n)
-        full = np.flatnonzero(counts == self.m)
-        ends = np.cumsum(counts)
-        self.weakest[full] = cosine[ends[full] - 1]
+        group, other, cosine = (np.concatenate(p) for p in zip(*self.parts, strict=True))
+        order = np.lexsort((-cosine, group))
+        group, other, cosine = group[order], other[order], cosine[order]
+        held = np.minimum(self.size[other], self.room[group])  # chunks an entry can give
+        before = np.cumsum(held) - held
+        start = np.searchsorted(group, group, side="left")
+        before -= before[start]  # chunks of the stronger entries of the same group
+        full = before + held >= self.room[group]
+        # the entry holding a group's last kept chunk, and every entry at least as strong
+        last = np.full(len(self.first), -np.inf)
+        at = np.flatnonzero(full & (before < self.room[group]))
+        last[group[at]] = cosine[at]
+        keep = cosine >= last[group]
+        self.parts = [(group[keep], other[keep], cosine[keep])]
+        self.pending = int(keep.sum())
+        self.weakest = np.maximum(self.weakest, last)
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The kept pairs ``(i, j, cosine)``, i < j, by i then j."""
+        """The kept chunk pairs ``(i, j, cosine)``, i < j, by i then j."""
         empty = np.zeros(0, dtype=np.int64)
         if not self.parts:
             return empty, empty, np.zeros(0)
         self._trim()
-        chunk, other, cosine = self.parts[0]
-        lo, hi = np.minimum(chunk, other), np.maximum(chunk, other)
-        keys, at = np.unique(lo * self.n + hi, return_index=True)
-        rows, cols = np.divmod(keys, self.n)
-        return rows.astype(np.int64), cols.astype(np.int64), cosine[at]
+        group, other, cosine = self.parts[0]
+        # each entry's chunks: the first ones of the other group, in position order
+        by_group = np.argsort(self.group, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(self.size)])
+        held = np.minimum(self.size[other], self.room[group])
+        entry = np.repeat(np.arange(len(group)), held)
+        offset = np.arange(len(entry)) - np.repeat(np.cumsum(held) - held, held)
+        chunk = by_group[starts[other][entry] + offset]
+        group, cosine = group[entry], cosine[entry]
+        order = np.lexsort((chunk, -cosine, group))
+        group, chunk, cosine = group[order], chunk[order], cosine[order]
+        start = np.searchsorted(group, group, side="left")
+        top = np.arange(len(group)) - start < self.room[group]
+        group, chunk, cosine = group[top], chunk[top], cosine[top]
+        # every chunk takes its group's list without itself, the first m of it
+        count = np.bincount(group, minlength=len(self.first))
+        list_start = np.concatenate([[0], np.cumsum(count)])
+        n = len(self.group)
+        mine = count[self.group]
+        owner = np.repeat(np.arange(n), mine)
+        at = np.repeat(list_start[self.group], mine) + (
+            np.arange(mine.sum()) - np.repeat(np.cumsum(mine) - mine, mine)
+        )
+        neighbour, strength = chunk[at], cosine[at]
+        other_chunk = neighbour != owner
+        counted = np.concatenate([[0], np.cumsum(other_chunk)])  # before each place
+        rank = counted[1:] - np.repeat(counted[np.cumsum(mine) - mine], mine)  # within the list
+        take = other_chunk & (rank <= self.m)
+        owner, neighbour, strength = owner[take], neighbour[take], strength[take]
+        lo, hi = np.minimum(owner, neighbour), np.maximum(owner, neighbour)
+        keys, first = np.unique(lo * n + hi, return_index=True)
+        rows, cols = np.divmod(keys, n)
+        return rows.astype(np.int64), cols.astype(np.int64), strength[first]
 
 
 def _order_of_distinct(keys: np.ndarray) -> np.ndarray:

@@ -119,13 +119,17 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
     rep = kept[row_of]
     common_part = _dense_columns(k, row_group[rep], terms[rep], unit[rep], is_common[rep])
     common_norm = np.sqrt(_sparse_row_sums(common_part * common_part))
-    rare = rep & ~is_common & (unit != 0)
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(row_group[rare], minlength=k))])
-    rare_part = sp.csr_matrix((unit[rare], terms[rare], indptr), shape=(k, term_weights.shape[1]))
     # Groups by decreasing common norm: a block's first group bounds what the common terms add
     # to any pair from it on, so one comparison drops most of a block's products.
     order = np.argsort(-common_norm, kind="stable")
-    ranked, ranked_norm, several = rare_part[order], common_norm[order], size[order] > 1
+    ranked_norm, several = common_norm[order], size[order] > 1
+    rare = np.flatnonzero(rep & ~is_common & (unit != 0))  # by group, then by term
+    counts = np.bincount(row_group[rare], minlength=k)[order]
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    group_start = np.concatenate([[0], np.cumsum(np.bincount(row_group[rare], minlength=k))])
+    at = rare[np.repeat(group_start[order], counts) + np.arange(indptr[-1])
+              - np.repeat(indptr[:-1], counts)]  # fmt: skip
+    ranked = sp.csr_matrix((unit[at], terms[at], indptr), shape=(k, term_weights.shape[1]))
     # the entries a row's product holds at most: its terms' posting lengths
     postings = np.bincount(ranked.indices, minlength=ranked.shape[1])
     row_of_ranked = np.repeat(np.arange(k), np.diff(ranked.indptr))
@@ -136,7 +140,8 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
     lo = 0
     while lo < k:
         hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - reach[lo] + PRODUCT_ENTRIES)))
-        shared = ranked[lo:hi] @ ranked[lo:].T  # the block against the ranks from it on
+        block, later = (ranked, ranked) if hi - lo == k else (ranked[lo:hi], ranked[lo:])
+        shared = block @ later.T  # the block against the ranks from it on
         # a later rank's common norm is at most this row's: a bound without looking it up
         counts = np.diff(shared.indptr)
         r = np.repeat(np.arange(hi - lo), counts)
@@ -181,6 +186,8 @@ def _same_rows(matrix: sp.csr_matrix) -> np.ndarray:
             sums[filled] = np.add.reduceat(mixed, matrix.indptr[filled])
         sums = sums * np.uint64(0x9E3779B97F4A7C15) + lengths.astype(np.uint64)
     _, first, group = np.unique(sums, return_index=True, return_inverse=True)
+    if len(first) == n:  # no two rows alike
+        return np.arange(n)
     lead = first[group.ravel()]  # each row's group's first row
     entry_lead = np.repeat(matrix.indptr[lead], lengths) + (
         np.arange(matrix.nnz) - np.repeat(matrix.indptr[:-1], lengths)

@@ -252,6 +252,13 @@ class Strongest:
         empty = np.zeros(0, dtype=np.int64)
         if not self.parts:
             return empty, empty, np.zeros(0)
+        n = len(self.group)
+        if len(self.first) == n:  # every group one chunk (numbered as its chunk): no expansion
+            chunk, other, cosine = (np.concatenate(p) for p in zip(*self.parts, strict=True))
+            order = np.lexsort((other, -cosine, chunk))
+            chunk, other, cosine = chunk[order], other[order], cosine[order]
+            top = np.arange(len(chunk)) - np.searchsorted(chunk, chunk, side="left") < self.m
+            return _union(chunk[top], other[top], cosine[top], n)
         self._trim()
         group, other, cosine = self.parts[0]
         # each entry's chunks: the first ones of the other group, in position order
@@ -270,7 +277,6 @@ class Strongest:
         # every chunk takes its group's list without itself, the first m of it
         count = np.bincount(group, minlength=len(self.first))
         list_start = np.concatenate([[0], np.cumsum(count)])
-        n = len(self.group)
         mine = count[self.group]
         owner = np.repeat(np.arange(n), mine)
         at = np.repeat(list_start[self.group], mine) + (
@@ -281,11 +287,15 @@ class Strongest:
         counted = np.concatenate([[0], np.cumsum(other_chunk)])  # before each place
         rank = counted[1:] - np.repeat(counted[np.cumsum(mine) - mine], mine)  # within the list
         take = other_chunk & (rank <= self.m)
-        owner, neighbour, strength = owner[take], neighbour[take], strength[take]
-        lo, hi = np.minimum(owner, neighbour), np.maximum(owner, neighbour)
-        keys, first = np.unique(lo * n + hi, return_index=True)
-        rows, cols = np.divmod(keys, n)
-        return rows.astype(np.int64), cols.astype(np.int64), strength[first]
+        return _union(owner[take], neighbour[take], strength[take], n)
+
+
+def _union(chunk: np.ndarray, other: np.ndarray, cosine: np.ndarray, n: int):
+    """The distinct pairs of ``chunk`` and ``other`` as ``(i, j, cosine)``, i < j, by i then j."""
+    lo, hi = np.minimum(chunk, other), np.maximum(chunk, other)
+    keys, first = np.unique(lo * n + hi, return_index=True)
+    rows, cols = np.divmod(keys, n)
+    return rows.astype(np.int64), cols.astype(np.int64), cosine[first]
 
 
 def _order_of_distinct(keys: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from .assemble import (
     passed_over,
 )
 from .corpus import Question
+from .diagnosis import context_note, did_not_fit, note
 from .index import Index
 from .retrieve import Ranking
 from .stats import wilson_interval
@@ -36,7 +37,8 @@ EXPLAIN = {
     NOT_RANKED: "the chunks holding it never scored for this question",
     "over budget": "a chunk holding it was offered but did not fit the words left in the budget",
     "near-duplicate": "a chunk holding it was skipped as a near-duplicate of the context",
-    "below the cut": "a chunk holding it was ranked, but the budget filled before its turn",
+    "below the cut": "a chunk holding it was ranked after the assembler stopped: it, like every "
+    "chunk after it, had more words than were left",
 }
 
 
@@ -60,6 +62,7 @@ class EvidenceResult:
     diagnosis: str | None
     rank: int | None  # rank of the best-ranked chunk holding it, if any was offered
     doc: str = ""
+    detail: str | None = None  # why that chunk was passed over, in numbers (``diagnosis.note``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,15 +179,17 @@ def _evidence(
     diagnosis: str | None,
     rank: int | None,
     doc: str,
+    detail: str | None = None,
     _set=_EVIDENCE,
 ) -> EvidenceResult:
-    """``EvidenceResult(span, in_context, diagnosis, rank, doc)``, through its slots."""
+    """``EvidenceResult(span, in_context, diagnosis, rank, doc, detail)``, through its slots."""
     obj = _new(EvidenceResult)
     _set[0](obj, span)
     _set[1](obj, in_context)
     _set[2](obj, diagnosis)
     _set[3](obj, rank)
     _set[4](obj, doc)
+    _set[5](obj, detail)
     return obj
 
 
@@ -323,6 +328,7 @@ def score_question(
             evidence.append(_evidence((ev.start, ev.end), True, None, best[0] + 1, names[ev.doc]))
             continue
         complete = False
+        detail = None
         if ranking.allowed is not None and ev.doc not in ranking.allowed:
             diagnosis = FILTERED_OUT
         elif not holders:
@@ -330,9 +336,12 @@ def score_question(
         elif best is None:
             diagnosis = NOT_RANKED
         else:
-            diagnosis = context.decision(best[1], best[0], int(index.words[best[1]]))
+            words = int(index.words[best[1]])
+            diagnosis = context.decision(best[1], best[0], words)
+            detail = context_note(context, diagnosis, best[1], best[0], words, index)
         rank = best[0] + 1 if best else None
-        evidence.append(_evidence((ev.start, ev.end), False, diagnosis, rank, names[ev.doc]))
+        span, name = (ev.start, ev.end), names[ev.doc]
+        evidence.append(_evidence(span, False, diagnosis, rank, name, detail))
     picks = index.pick_fields
     result, put = _new(QuestionResult), _RESULT
     put[0](result, q.id)
@@ -387,22 +396,30 @@ def score_questions(
                 evidence.append(evidence_result(span, True, None, best[0] + 1, name))
                 continue
             complete = False
+            detail = None
             if ranking.allowed is not None and ev.doc not in ranking.allowed:
                 diagnosis = FILTERED_OUT
             elif not holders:
                 diagnosis = NOT_INTACT
             elif best is None:
                 diagnosis = NOT_RANKED
-            elif best[0] >= cut:  # ``Context.decision`` past the cut
-                diagnosis = OVER_BUDGET if picks[best[1]][1] > budget else BELOW_CUT
-            elif order[best[0]] == best[1]:  # ``Context.decision`` before the cut
-                diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
             else:
-                walked = Context.of(look, outcome, budget, keys)
-                diagnosis = walked.decision(best[1], best[0], picks[best[1]][1])
+                k, words = best[1], picks[best[1]][1]
+                if best[0] >= cut:  # ``Context.decision`` past the cut
+                    diagnosis = OVER_BUDGET if words > budget else BELOW_CUT
+                    detail = did_not_fit(budget - used, words, budget)
+                elif order[best[0]] == k:  # ``Context.decision`` before the cut
+                    diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
+                    detail = note(
+                        diagnosis, best[0], positions, order, look.sizes, budget, k, words, index
+                    )
+                else:
+                    walked = Context.of(look, outcome, budget, keys)
+                    diagnosis = walked.decision(k, best[0], words)
+                    detail = context_note(walked, diagnosis, k, best[0], words, index)
             rank = best[0] + 1 if best else None
             span, name = (ev.start, ev.end), names[ev.doc]
-            evidence.append(evidence_result(span, False, diagnosis, rank, name))
+            evidence.append(evidence_result(span, False, diagnosis, rank, name, detail))
         result = _new(QuestionResult)
         put[0](result, q.id)
         put[1](result, q.split)

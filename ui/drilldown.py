@@ -59,6 +59,7 @@ class EvidenceView:
     diagnosis: str | None
     rank: int | None
     holder: str | None  # the picked chunk that holds it
+    detail: str | None = None  # why its best holder was passed over, in numbers
 
     @property
     def words(self) -> str:
@@ -66,7 +67,8 @@ class EvidenceView:
         if self.in_context:
             return f"in the context (chunk {self.holder}, rank {self.rank})"
         ranked = f", best holder ranked {self.rank}" if self.rank else ""
-        return f"missed: **{self.diagnosis}**{ranked}. {EXPLAIN[self.diagnosis].capitalize()}."
+        why = self.detail or EXPLAIN[self.diagnosis]
+        return f"missed: **{self.diagnosis}**{ranked}. {md_escape(why[0].upper() + why[1:])}."
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,11 @@ def _ranking_rows(frame: pd.DataFrame, mode: str, documents: int) -> pd.DataFram
     shown = frame[(frame["rank"] <= RANK_ROWS) | frame["evidence"]].copy()
     if documents == 1:
         shown = shown.drop(columns="document")
-    shown["decision"] = shown["decision"].fillna("")
+    why = shown.pop("why")
+    shown["decision"] = [
+        f"{decision} · {note}" if isinstance(note, str) else decision or ""
+        for decision, note in zip(shown["decision"], why, strict=True)
+    ]
     return shown[[c for c in RANKING_ORDER if c in shown and mode in MODE_COLUMNS.get(c, (mode,))]]
 
 
@@ -177,6 +183,7 @@ def _build_view(
                 result.diagnosis,
                 int(positions[holder]) + 1 if holder is not None else result.rank,
                 index.chunks[holder].id if holder is not None else None,
+                result.detail,
             )
         )
     blocks = []

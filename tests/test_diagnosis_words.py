@@ -119,3 +119,78 @@ def test_the_chunk_graph_names_each_chunk_as_the_drill_down_does(handbook):
     assert nodes["why"].tolist() == frame["why"].fillna("").tolist()
     # past the cut, longer than the budget: over budget on both pages, not "below the cut"
     assert "over budget" in nodes["status"].tolist()
+
+
+# --- near-duplicates name the chunk they resembled ---------------------------------------------
+
+STEPS = {  # the README's dictionary How To as a whole: create, compress, decompress
+    "id": "steps",
+    "question": "How to use dictionary compression: create, compress, decompress?",
+    "evidence": ["`zstd -D dictionaryName FILE`"],
+}
+
+
+def test_resembled_is_the_picked_chunk_sharing_most_terms():
+    from lab.assemble import token_marks
+    from lab.diagnosis import resembled
+
+    # chunk 2 shares one term with chunk 0 and two with chunk 1; all three are old news
+    assert resembled(2, [0, 1], token_marks([[0, 1, 2], [3, 4, 5], [3, 4, 0]])) == (1, 0.0)
+    # one term each (0 with chunk 0, 2 with chunk 1): the better ranked; terms 9 and 8 are new
+    assert resembled(2, [1, 0], token_marks([[0, 1], [2, 3], [0, 2, 9, 8]])) == (1, 0.5)
+
+
+def test_a_procedure_step_skipped_as_a_near_duplicate_names_the_step_it_resembled():
+    # Issue 21: structure at 450 characters, budget 120: step "2 Compress with dictionary"
+    # (structure-18), ranked 3rd, is skipped for step "3 Decompress with dictionary"
+    # (structure-19, ranked 2nd): the same words but "decompress" and ".zst".
+    corpus = build_corpus({"README.md": README.read_text(encoding="utf-8")}, [STEPS])
+    index = build_index(corpus, "structure", 450)
+    x = explain(index, corpus.questions[0], "flat", 120)
+    [ev] = x.result.evidence
+    assert (ev.diagnosis, ev.rank) == ("near-duplicate", 3)
+    assert ev.detail == (
+        "skipped as a near-duplicate of structure-19: 0% of its terms are new, under 30%"
+    )
+    assert index.chunks[18].text.startswith("[2 Compress with dictionary]")
+    assert index.chunks[19].text.startswith("[3 Decompress with dictionary]")
+    frame = x.frame().set_index("chunk")
+    assert frame.loc["structure-18", "why"] == ev.detail
+    assert frame.loc["structure-19", "decision"] == "picked"
+
+
+def test_the_command_line_json_names_the_chunk_a_near_duplicate_resembled(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    qe = tmp_path / "qe.json"
+    qe.write_text(json.dumps([STEPS]), encoding="utf-8")
+    args = ["run", "--doc", str(README), "--qe", str(qe), "--chunker", "structure"]
+    out = subprocess.run(
+        [sys.executable, "-m", "lab", *args, "--mode", "flat", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    [run] = json.loads(out.stdout)["runs"]
+    [ev] = run["questions"][0]["evidence"]
+    assert ev["diagnosis"] == "near-duplicate"
+    assert ev["detail"].startswith("skipped as a near-duplicate of structure-19: ")
+
+
+@pytest.mark.app
+def test_the_drill_down_names_the_chunk_a_near_duplicate_resembled():
+    from ui import drilldown
+
+    corpus = build_corpus({"README.md": README.read_text(encoding="utf-8")}, [STEPS])
+    view = drilldown._build_view(
+        build_index(corpus, "structure", 450), corpus.questions[0], "flat", 120
+    )
+    [ev] = view.evidence
+    assert "Skipped as a near-duplicate of structure-19" in ev.words.replace("\\", "")
+    rows = view.ranking.set_index("chunk")
+    assert rows.loc["structure-18", "decision"] == (
+        "skipped as a near-duplicate of structure-19: 0% of its terms are new, under 30%"
+    )
+    assert rows.loc["structure-19", "decision"] == "picked"

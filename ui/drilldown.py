@@ -116,6 +116,13 @@ class View:
         return f"{self.verdict} {self.held}/{len(self.evidence)}{why}"
 
 
+def _assembler(decision: str | None, note: str | None) -> str:
+    """What the assembler did with a chunk, and why in numbers (``lab.context_note``)."""
+    if not isinstance(note, str):
+        return decision or ""
+    return note if decision in note else f"{decision} · {note}"
+
+
 def _ranking_rows(frame: pd.DataFrame, mode: str, documents: int) -> pd.DataFrame:
     if frame.empty:
         return frame
@@ -124,8 +131,7 @@ def _ranking_rows(frame: pd.DataFrame, mode: str, documents: int) -> pd.DataFram
         shown = shown.drop(columns="document")
     why = shown.pop("why")
     shown["decision"] = [
-        f"{decision} · {note}" if isinstance(note, str) else decision or ""
-        for decision, note in zip(shown["decision"], why, strict=True)
+        _assembler(decision, note) for decision, note in zip(shown["decision"], why, strict=True)
     ]
     return shown[[c for c in RANKING_ORDER if c in shown and mode in MODE_COLUMNS.get(c, (mode,))]]
 

@@ -27,6 +27,7 @@ from .metrics import (
     RankingMeans,
     aggregate,
     index_stats,
+    occurrence_dict,
     rank_questions,
     ranking_means,
     score_question,
@@ -200,6 +201,7 @@ def question_dict(r: QuestionResult) -> dict:
                 "detail": e.detail,
                 "rank": e.rank,
             }
+            | (occurrence_dict(e, r.context) if e.occurrences else {})
             for e in r.evidence
         ],
     }

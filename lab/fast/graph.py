@@ -74,7 +74,7 @@ def _pair_keys(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
 
 def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, neighbours: int):
     """``cosine_edges_plain`` without the all-pairs product, in memory bounded by the chunks
-    times ``neighbours`` plus one block.
+    times ``neighbours``, one block, and the distinct rows' common terms as a dense matrix.
 
     The most widespread terms (the longest prefix, by document frequency, whose share of every
     chunk's squared norm stays below ``min_cosine``) cannot lift a pair to the threshold on their

@@ -12,6 +12,7 @@ import numpy as np
 
 from .assemble import BELOW_CUT, OVER_BUDGET, Context, passed_over
 from .corpus import Question
+from .diagnosis import did_not_fit, note
 from .index import Index
 from .retrieve import Ranking
 from .stats import wilson_interval
@@ -28,7 +29,8 @@ EXPLAIN = {
     NOT_RANKED: "the chunks holding it never scored for this question",
     "over budget": "a chunk holding it was offered but did not fit the words left in the budget",
     "near-duplicate": "a chunk holding it was skipped as a near-duplicate of the context",
-    "below the cut": "a chunk holding it was ranked, but the budget filled before its turn",
+    "below the cut": "a chunk holding it was ranked after the assembler stopped: it, like every "
+    "chunk after it, had more words than were left",
 }
 
 
@@ -52,6 +54,28 @@ class EvidenceResult:
     diagnosis: str | None
     rank: int | None  # rank of the best-ranked chunk holding it, if any was offered
     doc: str = ""
+    detail: str | None = None  # why that chunk was passed over, in numbers (``diagnosis.note``)
+    # Evidence that accepts any occurrence: every place it occurs, ``(doc, start, end)``; a
+    # context holding one holds it. Empty: only ``span`` counts.
+    occurrences: tuple[tuple[str, int, int], ...] = ()
+
+
+def occurrence_dict(e: EvidenceResult, context: Sequence[Pick]) -> dict:
+    """Evidence that accepts any occurrence, as JSON: ``"occurrence": "any"`` and every place it
+    occurs, each with whether a picked chunk holds it."""
+    return {
+        "occurrence": "any",
+        "occurrences": [
+            {
+                "doc": doc,
+                "span": [start, end],
+                "in_context": any(
+                    p.doc == doc and s <= start and end <= t for p in context for s, t in p.source
+                ),
+            }
+            for doc, start, end in e.occurrences
+        ],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +169,7 @@ def rank_question(index: Index, q: Question, ranking: Ranking) -> RankedQuestion
     """The budget-independent part of ``score_question``: per evidence span its holders and the
     best-ranked offered one, and the ranking metrics (recall@k and precision@k over the chunks
     holding some evidence span, the reciprocal rank of the first)."""
-    held = tuple(index.holder_lists[(ev.doc, ev.start, ev.end)] for ev in q.evidence)
+    held = tuple(index.holder_lists[ev.key] for ev in q.evidence)
     relevant = set().union(*held)
     where = {k: p for k in relevant if (p := ranking.position(k)) >= 0}
     bests = tuple(min(((where[h], h) for h in hs if h in where), default=None) for hs in held)
@@ -176,7 +200,7 @@ def rank_questions(
     parts = []  # per question: held, bests (filled in below), recall_at, precision_at
     waiting = []  # (question, span, holders): no holder of the span shown in a partial look
     for q, ranked, complete in zip(questions, heads, whole, strict=True):
-        held = tuple([holding[ev.doc, ev.start, ev.end] for ev in q.evidence])
+        held = tuple([holding[ev.key] for ev in q.evidence])
         where: dict[int, int] = {}
         bests: list = []
         for holders in held:
@@ -247,6 +271,13 @@ def score_question(
     return score_questions(index, [q], [ranking], [ranked], [assembled], context.budget)[0]
 
 
+def occurrences(ev, names: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
+    """``EvidenceResult.occurrences`` of evidence ``ev`` (``names``: the documents' names)."""
+    if ev.occurrences is None:
+        return ()
+    return tuple((names[d], s, e) for d, s, e in ev.occurrences)
+
+
 def pick(fields: tuple[str, int, tuple, str], rank: int) -> Pick:
     """The ``Pick`` of a chunk at ``rank`` from its ``Index.pick_fields`` entry ``(chunk, words,
     source, doc)``."""
@@ -277,9 +308,11 @@ def score_questions(
         evidence = []
         for ev, holders, best in zip(q.evidence, r.holders, r.best, strict=True):
             span, name = (ev.start, ev.end), names[ev.doc]
+            copies = occurrences(ev, names)
             if not chosen.isdisjoint(holders):
-                evidence.append(EvidenceResult(span, True, None, best[0] + 1, name))
+                evidence.append(EvidenceResult(span, True, None, best[0] + 1, name, None, copies))
                 continue
+            detail = None
             if ranking.allowed is not None and ev.doc not in ranking.allowed:
                 diagnosis = FILTERED_OUT
             elif not holders:
@@ -287,19 +320,22 @@ def score_questions(
             elif best is None:
                 diagnosis = NOT_RANKED
             elif best[0] >= cut:
-                diagnosis = OVER_BUDGET if words[best[1]] > budget else BELOW_CUT
+                words_k = int(words[best[1]])
+                diagnosis = OVER_BUDGET if words_k > budget else BELOW_CUT
+                detail = did_not_fit(budget - used, words_k, budget)
             else:
                 before = [k for k, p in zip(taken, positions, strict=True) if p < best[0]]
+                words_k = int(words[best[1]])
                 diagnosis = passed_over(
-                    int(words[best[1]]),
+                    words_k,
                     None if keys is None else keys[best[1]],
                     [int(words[k]) for k in before],
                     () if keys is None else [keys[k] for k in before],
                     budget,
                 )
-            evidence.append(
-                EvidenceResult(span, False, diagnosis, best[0] + 1 if best else None, name)
-            )
+                detail = note(diagnosis, before, budget, best[1], words_k, index)
+            rank = best[0] + 1 if best else None
+            evidence.append(EvidenceResult(span, False, diagnosis, rank, name, detail, copies))
         found = [e.in_context for e in evidence]
         context = tuple(pick(picks[k], p + 1) for k, p in zip(taken, positions, strict=True))
         out.append(
@@ -414,7 +450,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
     body = np.fromiter((c.body_chars for c in chunks), dtype=np.int64, count=n)
     delivered = np.fromiter((len(c.text) for c in chunks), dtype=np.int64, count=n)
     total_chars = sum(len(d.text) for d in corpus.documents) or 1
-    spans = {(ev.doc, ev.start, ev.end): ev for q in corpus.questions for ev in q.evidence}
+    spans = {ev.key: ev for q in corpus.questions for ev in q.evidence}
     held = index.holder_lists
     intact = sum(1 for key in spans if held[key])
     return IndexStats(

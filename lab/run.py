@@ -11,8 +11,16 @@ from .assemble import Context, assemble
 from .cache import LabCache
 from .config import LabConfig, Progress
 from .corpus import Corpus, InputError, Question
+from .diagnosis import context_note
 from .index import Index, learns
-from .metrics import IndexStats, Metrics, QuestionResult, aggregate, score_question
+from .metrics import (
+    IndexStats,
+    Metrics,
+    QuestionResult,
+    aggregate,
+    occurrence_dict,
+    score_question,
+)
 from .retrieve import RERANK_TOP, Ranking, rank
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
@@ -81,8 +89,10 @@ def question_dict(r: QuestionResult) -> dict:
                 "span": list(e.span),
                 "in_context": e.in_context,
                 "diagnosis": e.diagnosis,
+                "detail": e.detail,
                 "rank": e.rank,
             }
+            | (occurrence_dict(e, r.context) if e.occurrences else {})
             for e in r.evidence
         ],
     }
@@ -226,7 +236,8 @@ class Explanation:
                 "words": c.words,
                 "seed": k in ranking.seeds,
                 "evidence": k in holders,
-                "decision": self.context.decision(k, pos, c.words),
+                "decision": (decision := self.context.decision(k, pos, c.words)),
+                "why": context_note(self.context, decision, k, pos, c.words, self.index),
             }
             if ranking.dense is not None:
                 row |= {

@@ -100,6 +100,12 @@ def test_walk_is_the_transition_in_float32(handbook):
         assert np.allclose(walk.sum(axis=0)[0, ~dangling], 1.0)  # column-stochastic
 
 
+@given(
+    st.lists(
+        st.sampled_from(["the", "Rules", "rule", "a", "x", "pets", "pet's", "Coming"]), max_size=30
+    ),
+    st.lists(st.sampled_from(["rules", "the", "coming", "pets"]), max_size=4),
+)
 def test_tokens_with_some_words_known_are_the_plain_tokens(words, known):
     from lab import text as text_module
 

@@ -147,3 +147,20 @@ def test_units_to_click_read_as_rendered_text_not_markdown():
     assert "\\*\\*" not in marked and "Faithfulness: Measures if" in marked.replace("\\", "")
     evidence = at.session_state["qp_evidence"]
     assert evidence[0]["text"].startswith("- **Faithfulness**: Measures")  # marked as written
+
+
+def test_chromas_archive_uploaded_on_your_corpus_gives_its_472_questions_to_edit():
+    archive = POSTS.parent / "chroma_general_evaluation.tar.xz"
+    at = open_app("pages/your_corpus.py")
+    at.file_uploader(key="yc_import_upload").upload(archive.name, archive.read_bytes())
+    at.run()
+    assert not at.exception
+    (read,) = [s.value.replace("\\", "") for s in at.success]
+    assert read.startswith("Read as Chroma's chunking_evaluation (questions_df.csv and the")
+    assert "472 question(s) over 5 document(s)" in read
+    button(at, "Check and load").click().run()
+    assert not at.exception
+    assert len(at.session_state["user_corpus"].questions) == 472
+    at.switch_page("pages/questions.py").run()
+    assert not at.exception
+    assert at.subheader[0].value == "472 questions"

@@ -201,7 +201,8 @@ def read_answer(content: str) -> list[dict]:
     try:
         value = json.loads(text[start : end + 1] if end > start else text[start:])
     except json.JSONDecodeError as exc:
-        raise LLMError(f"the model's JSON is broken ({exc.msg} at character {exc.pos})") from None
+        what = exc.msg.removesuffix(" at")  # "Unterminated string starting at"
+        raise LLMError(f"the model's JSON is broken ({what} at character {exc.pos})") from None
     items = value.get("questions") if isinstance(value, dict) else None
     if not isinstance(items, list):
         raise LLMError('the model\'s JSON has no "questions" list')

@@ -86,7 +86,10 @@ def test_generate_keeps_grounded_questions_and_says_why_it_dropped_the_rest(llm_
     assert "dropped: 'Can I use a flash on the observing terrace at night?': repeats gen-001" in err
     assert "the LLM server is rate-limiting (429): trying again in 0 s" in err
     assert "request 2: the model answered in prose, not JSON: 'Sure! Here are" in err
-    assert "request 3: the model's JSON is broken" in err
+    assert (
+        "request 3: the model's JSON is broken (Unterminated string starting at character 60)"
+        in err
+    )
     assert "the LLM server did not answer within 1 s: trying again in 1 s" in err
     assert "kept what there is: 2 grounded question(s) of the 3 asked for after 5 request(s)" in err
     assert "sekrit-key" not in err + done.stdout

@@ -416,12 +416,7 @@ def llm_panel(inputs, work: Draft, endpoint) -> None:
         )
         left, right = st.columns([1, 3], vertical_alignment="bottom")
         count = int(left.number_input("How many", 1, 30, 5, key="qp_llm_count"))
-        right.button(
-            "Draft questions",
-            icon=":material/auto_awesome:",
-            on_click=st.session_state.__setitem__,
-            args=(ASKED, True),
-        )
+        right.button("Draft questions", icon=":material/auto_awesome:", on_click=_ask)
         if st.session_state.pop(ASKED, False):  # kept until a run gets this far
             _draft(inputs, work, endpoint, count)
         review = st.session_state.get(question_draft.REVIEW, [])
@@ -437,6 +432,10 @@ def llm_panel(inputs, work: Draft, endpoint) -> None:
                     on_click=_review,
                     args=(inputs, work, k, action),
                 )
+
+
+def _ask() -> None:
+    st.session_state[ASKED] = True
 
 
 def _draft(inputs, work: Draft, endpoint, count: int) -> None:

@@ -17,7 +17,6 @@ from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, w
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .diagnosis import context_note
-from .gc_pause import gc_paused
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns, training_key
 from .metrics import (
     IndexStats,
@@ -698,8 +697,7 @@ def run_lab(
         unknown = sorted(set(ids) - {q.id for q in corpus.questions})
         if unknown:
             raise ValueError(f"no question of the corpus has the id(s) {', '.join(unknown)}")
-    with gc_paused():
-        return _run_lab(corpus, config or LabConfig(), progress, cache or LabCache(), ids)
+    return _run_lab(corpus, config or LabConfig(), progress, cache or LabCache(), ids)
 
 
 def _run_lab(
@@ -848,11 +846,10 @@ def sweep(
     else:
         cache = cache or LabCache()
         parts = []
-        with gc_paused():
-            for chunker, size in cells:
-                parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
-                if progress:
-                    progress(len(parts), len(cells))
+        for chunker, size in cells:
+            parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
+            if progress:
+                progress(len(parts), len(cells))
     return SweepResult(config, tuple(row for part in parts for row in part))
 
 

@@ -54,7 +54,7 @@ from .diagnosis import context_note
 from .drafting import Draft, Endpoint, LLMError, draft_questions
 from .html_doc import parse_html
 from .importers import FORMATS as IMPORT_FORMATS
-from .importers import Imported, collection_files, import_dataset, recognise
+from .importers import Imported, collection_files, import_dataset, open_files, recognise
 from .index import Index, build_index
 from .marking import Hit, next_id, qe_text, question_items, search
 from .metrics import DIAGNOSES, EXPLAIN, KS
@@ -170,6 +170,7 @@ __all__ = [
     "Imported",
     "collection_files",
     "import_dataset",
+    "open_files",
     "recognise",
     "Hit",
     "next_id",

@@ -10,7 +10,7 @@ import numpy as np
 
 from .assemble import TokenMarks, token_marks
 from .bm25 import BM25
-from .chunkers import CHUNKERS, Chunk, Training, chunk_document, reference_placement
+from .chunkers import CHUNKERS, GUARDED, Chunk, Training, chunk_document, reference_placement
 from .collection import POLICY_CHUNKER
 from .corpus import Corpus
 from .graph import ChunkGraph, build_graph
@@ -37,6 +37,12 @@ def learns(corpus: Corpus, chunker: str) -> bool:
     if chunker == POLICY_CHUNKER:
         return any(CHUNKERS[corpus.policy.entry(t).chunker].supervised for t in corpus.types)
     return CHUNKERS[chunker].supervised
+
+
+def guarded(chunker: str) -> bool:
+    """Whether the heading guard changes what ``chunker`` cuts: the guarded chunkers, and the
+    by-type policy (which may give a document one of them)."""
+    return chunker in GUARDED or chunker == POLICY_CHUNKER
 
 
 def training_for(corpus: Corpus, doc: int) -> Training:
@@ -68,6 +74,7 @@ class Index:
     late: bool = False
     cuts: tuple[tuple[int, ...], ...] = field(default=(), repr=False)  # per document (Plan.cuts)
     doc_sizes: tuple[int, ...] = ()  # the L each document was cut with (by-type: its policy's)
+    heading_guard: bool = False  # the guarded chunkers never cut after a heading
 
     def limit(self, chunk: Chunk) -> int:
         """The size limit ``L`` the chunk's document was cut with."""
@@ -215,11 +222,13 @@ def build_index(
     resolve_refs: bool | None = None,
     embedder=None,
     late: bool = False,
+    heading_guard: bool = False,
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
     with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
     ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
-    the older on/off switch)."""
+    the older on/off switch); ``heading_guard`` keeps the guarded chunkers from cutting between a
+    heading and its first unit (:mod:`lab.chunkers.guard`)."""
     check_chunking(chunker, size, overlap)
     refs = reference_placement(refs, resolve_refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
@@ -251,6 +260,7 @@ def build_index(
             embedder=embedder,
             doc_type=types[d],
             policy=corpus.policy,
+            heading_guard=heading_guard,
         )
         chunks.extend(made)
         cuts.append(plan.cuts)
@@ -271,4 +281,5 @@ def build_index(
         late,
         tuple(cuts),
         sizes,
+        heading_guard,
     )

@@ -17,7 +17,7 @@ from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, w
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .gc_pause import gc_paused
-from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
+from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, guarded, learns
 from .metrics import (
     IndexStats,
     Metrics,
@@ -68,7 +68,9 @@ class LabConfig:
     chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that reorders
     the top ``rerank_top`` chunks before assembly. ``filters`` applies the questions' metadata
     filters (each question ranks only the documents whose metadata match it); off, every
-    question ranks every document.
+    question ranks every document. ``heading_guard`` keeps qes-dp, qes-greedy and qes-retrieval
+    from cutting between a heading and its first unit (:mod:`lab.chunkers.guard`; the other
+    chunkers cut as before).
 
     ``resolve_refs`` is the older on/off switch, still accepted (False is ``refs="off"``) and
     readable (whether references are resolved at all)."""
@@ -86,6 +88,7 @@ class LabConfig:
     rerank: str | None = None
     rerank_top: int = RERANK_TOP
     filters: bool = True
+    heading_guard: bool = False
 
     @property
     def resolve_refs(self) -> bool:
@@ -584,6 +587,7 @@ class LabCache:
                 refs=config.refs,
                 embedder=embedder_for(config),
                 late=config.late,
+                heading_guard=config.heading_guard and guarded(chunker),
             ),
             self.max_indexes,
         )
@@ -636,6 +640,7 @@ def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tu
         config.refs,
         config.dense,
         config.late,
+        config.heading_guard and guarded(chunker),
     )
 
 

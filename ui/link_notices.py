@@ -49,6 +49,7 @@ EXPECTED = {
     "headers": "true or false",
     "refs": "one of " + ", ".join(REFERENCE_PLACEMENTS),
     "filters": "true or false",
+    "heading_guard": "true or false",
     "dense": "true or false",
     "late": f"true or false; {NEEDS_DENSE}",
     "rerank": f"true or false; {NEEDS_DENSE}",
@@ -66,7 +67,7 @@ NUMBERS = {  # the Compare page's B binds b_size and b_budget
     "b_budget": BUDGET_RANGE,
 }
 MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
-FLAGS = {"headers", "filters", "dense", "late", "rerank"}
+FLAGS = {"headers", "filters", "heading_guard", "dense", "late", "rerank"}
 OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
 
 

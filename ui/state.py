@@ -62,6 +62,11 @@ REFS_HELP = (
     "budget. **index-only**: retrieval and the graph use it, the context does not carry it. "
     "**off**: nowhere, and no reference edges in the chunk graph."
 )
+GUARD_HELP = (
+    "qes-dp, qes-greedy and qes-retrieval never cut between a heading and its first unit "
+    "(unless the two together are longer than L): the article's stranded headings cannot "
+    "happen. The other chunkers cut as before."
+)
 FILTERS_HELP = (
     "A question may carry a metadata filter (product, version...): retrieval then ranks only "
     "the chunks of documents whose metadata match it. Off: every question ranks every "
@@ -82,6 +87,7 @@ class Settings:
     headers: bool = LabConfig.headers
     refs: str = LabConfig.refs
     filters: bool = LabConfig.filters
+    heading_guard: bool = LabConfig.heading_guard
     dense: bool = False
     late: bool = LabConfig.late
     rerank: bool = False
@@ -108,6 +114,7 @@ class Settings:
             headers=self.headers,
             refs=self.refs,
             filters=self.filters,
+            heading_guard=self.heading_guard,
             dense=embed.DEFAULT_MODEL if self.dense else None,
             late=self.late,
             rerank=self.reranker,
@@ -126,6 +133,7 @@ class Settings:
             "headers": [str(self.headers).lower()],
             "refs": [self.refs],
             "filters": [str(self.filters).lower()],
+            "heading_guard": [str(self.heading_guard).lower()],
             "dense": [str(self.dense).lower()],
             "late": [str(self.late).lower()],
             "rerank": [str(self.rerank).lower()],
@@ -207,6 +215,13 @@ def sidebar() -> Settings:
             bind=BIND,
             help=FILTERS_HELP,
         )
+        heading_guard = st.toggle(
+            "Heading guard",
+            value=LabConfig.heading_guard,
+            key="heading_guard",
+            bind=BIND,
+            help=GUARD_HELP,
+        )
         choice = dense.group()
         notes = st.container()
         st.caption(cluster.where())
@@ -227,6 +242,7 @@ def sidebar() -> Settings:
         headers=headers,
         refs=refs,
         filters=filters,
+        heading_guard=heading_guard,
         dense=choice.on,
         late=choice.late,
         rerank=choice.rerank,

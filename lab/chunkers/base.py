@@ -109,7 +109,8 @@ class Params:
     """What every chunker is given: the size limit ``L`` in characters, the window overlap, the
     training evidence, whether references are resolved, an embedder (dense chunkers only), and
     the document's type with the collection's policy (``lab.collection.Policy``: the by-type
-    chunker)."""
+    chunker), and whether the heading guard is on (:mod:`lab.chunkers.guard`: the chunkers it
+    names never cut between a heading and its first unit)."""
 
     size: int
     overlap: int = 50
@@ -118,6 +119,7 @@ class Params:
     embedder: object | None = None
     doc_type: str = "other"
     policy: object | None = None
+    heading_guard: bool = False
 
 
 @dataclass(frozen=True, slots=True)

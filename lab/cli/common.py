@@ -172,6 +172,12 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
         "--no-refs", dest="refs", action="store_const", const="off", help="the same as --refs off"
     )
     p.add_argument(
+        "--heading-guard",
+        action="store_true",
+        help="qes-dp, qes-greedy and qes-retrieval never cut between a heading and its first "
+        "unit (unless the two together are longer than --size)",
+    )
+    p.add_argument(
         "--no-filters",
         dest="filters",
         action="store_false",
@@ -244,6 +250,7 @@ def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> La
         headers=args.headers,
         refs=args.refs,
         filters=args.filters,
+        heading_guard=args.heading_guard,
         overlap=args.overlap,
         dense=args.dense,
         late=args.late,

@@ -86,6 +86,7 @@ def settings_note(c: LabConfig, dense: bool = True) -> str:
     return (
         f"size {c.size} chars, budget {c.budget} words, headers {on_off(c.headers)}, "
         f"references {c.refs}{'' if c.filters else ', metadata filters off'}"
+        + (", heading guard on" if c.heading_guard else "")
         + (dense_note(c) if dense else "")
     )
 

@@ -47,13 +47,15 @@ def guarded(chunker: str) -> bool:
 
 def training_for(corpus: Corpus, doc: int) -> Training:
     """Evidence of the corpus's train questions in document ``doc``, in unit terms (a question
-    whose evidence spans several documents counts with its spans in this one)."""
+    whose evidence spans several documents counts with its spans in this one), with each such
+    question's tokens."""
+    held = [
+        (spans, q)
+        for q in corpus.split("train")
+        if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
+    ]
     return Training(
-        tuple(
-            spans
-            for q in corpus.split("train")
-            if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
-        )
+        tuple(spans for spans, _ in held), tuple(tuple(tokenize(q.question)) for _, q in held)
     )
 
 

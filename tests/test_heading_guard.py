@@ -14,7 +14,7 @@ from lab.index import training_for
 REAL = Path(__file__).resolve().parent / "data" / "real"
 DATA = Path(__file__).resolve().parent.parent / "data"
 LICENSES = Path("/usr/share/common-licenses")
-GUARDED = ("qes-dp", "qes-greedy")
+GUARDED = ("qes-dp", "qes-greedy", "qes-retrieval")
 
 
 def stranded(doc, bodies, size):

@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (register the chunkers)
     parent_child,
     qes_dp,
     qes_greedy,
+    qes_retrieval,
     recursive,
     semantic,
     structure,

@@ -77,9 +77,11 @@ class Chunk:
 @dataclass(frozen=True, slots=True)
 class Training:
     """Training evidence of one document: per question, the unit ranges ``(first, last)`` of its
-    evidence spans."""
+    evidence spans, and (``queries``, when given) the question's tokens, for the chunkers that
+    model retrieval."""
 
     questions: tuple[tuple[tuple[int, int], ...], ...] = ()
+    queries: tuple[tuple[str, ...], ...] = ()
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
@@ -100,7 +102,8 @@ class Training:
             tuple(
                 tuple((first_piece[a], first_piece[b + 1] - 1) for a, b in q)
                 for q in self.questions
-            )
+            ),
+            self.queries,
         )
 
 

@@ -714,6 +714,28 @@ def question_budgets(
     return tuple(chosen.tolist())
 
 
+def question_budget(
+    corpus: Corpus,
+    config: LabConfig,
+    chunker: str,
+    mode: str,
+    question_id: str,
+    cache: LabCache | None = None,
+) -> int:
+    """The budget ``config`` gives one question of its split in one configuration: the fixed
+    budget, or the question's adaptive budget as :func:`run_lab` fits it (the largest candidate
+    for a question outside the split)."""
+    if not config.adaptive:
+        return config.budget
+    cache = cache or LabCache()
+    retrieval = cache.retrieval(cache.index(corpus, config, chunker), config, mode)
+    ids = [q.id for q in retrieval.questions]
+    if question_id not in ids:
+        return config.words
+    chosen = question_budgets(cache, retrieval, config, config.adaptive_budgets)
+    return chosen[ids.index(question_id)]
+
+
 def run_lab(
     corpus: Corpus,
     config: LabConfig | None = None,
@@ -974,6 +996,7 @@ __all__ = [
     "SPLITS",
     "SweepResult",
     "explain",
+    "question_budget",
     "run_lab",
     "sweep",
     "sweep_cell",

@@ -205,3 +205,16 @@ def test_the_licence_collection_measures_what_docs_beyond_reports():
     plain = run_lab(corpus, config).runs[0].metrics.complete
     guarded = run_lab(corpus, replace(config, heading_guard=True)).runs[0].metrics.complete
     assert (round(plain * 18), round(guarded * 18)) == (7, 8)
+
+
+def test_the_plain_utility_summed_over_the_dps_chunks_is_its_objective(handbook):
+    from lab.chunkers.qes_retrieval import utility
+    from lab.index import training_for
+
+    doc, training = handbook.documents[0], training_for(handbook, 0)
+    runs, value = segment(doc, 450, training)
+    reference = Reference(doc, 450, 50, training.queries)
+    total = sum(utility(doc, j, i, training, reference) for j, i in runs)
+    assert math.isclose(float(total), value)
+    plain_dp = dp_segment(doc, 450, training)[1]
+    assert value > plain_dp  # the retrieval term pays on the handbook's training questions

@@ -195,7 +195,7 @@ def segment(
     "Trained on train questions: qes-dp's exact cut points, with a bonus for each train "
     f"question whose evidence a chunk holds and which BM25 ranks that chunk in its top {R} "
     "(ranked against the fixed-window index).",
-    order=11,
+    order=5,  # after qes-greedy (registered after it)
     supervised=True,
 )
 def qes_retrieval(doc: Document, p: Params) -> Plan:

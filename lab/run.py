@@ -18,7 +18,6 @@ from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, w
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .diagnosis import context_note
-from .gc_pause import gc_paused
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, guarded, learns
 from .metrics import (
     IndexStats,
@@ -749,8 +748,7 @@ def run_lab(
     """Run every configured chunker in every configured mode on the questions of the split.
     With metadata filters on, questions that have one are also ranked without it: each run's
     ``unfiltered_metrics`` say what recall would be without filters."""
-    with gc_paused():
-        return _run_lab(corpus, config or LabConfig(), progress, cache or LabCache())
+    return _run_lab(corpus, config or LabConfig(), progress, cache or LabCache())
 
 
 def _run_lab(
@@ -905,11 +903,10 @@ def sweep(
     else:
         cache = cache or LabCache()
         parts = []
-        with gc_paused():
-            for chunker, size in cells:
-                parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
-                if progress:
-                    progress(len(parts), len(cells))
+        for chunker, size in cells:
+            parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
+            if progress:
+                progress(len(parts), len(cells))
     return SweepResult(config, tuple(row for part in parts for row in part))
 
 

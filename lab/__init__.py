@@ -8,6 +8,7 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
+from .adaptive import ADAPTIVE
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
 from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
@@ -73,6 +74,7 @@ from .run import (
     Run,
     SweepResult,
     explain,
+    question_budget,
     question_count,
     run_lab,
     sweep,
@@ -83,6 +85,7 @@ from .stats import mcnemar_exact, paired_bootstrap, percent_digits, percent_text
 from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
+    "ADAPTIVE",
     "CHUNKERS",
     "DEFAULT_POLICY",
     "DOCUMENT_TYPES",
@@ -152,6 +155,7 @@ __all__ = [
     "ranking_depth",
     "reference_placement",
     "question_count",
+    "question_budget",
     "run_lab",
     "setting_names",
     "sweep",

@@ -10,7 +10,7 @@ import numpy as np
 
 from .assemble import TokenMarks, token_marks
 from .bm25 import BM25
-from .chunkers import CHUNKERS, Chunk, Training, chunk_document, reference_placement
+from .chunkers import CHUNKERS, GUARDED, Chunk, Training, chunk_document, reference_placement
 from .collection import POLICY_CHUNKER
 from .corpus import Corpus
 from .graph import ChunkGraph, build_graph
@@ -39,24 +39,36 @@ def learns(corpus: Corpus, chunker: str) -> bool:
     return CHUNKERS[chunker].supervised
 
 
+def guarded(chunker: str) -> bool:
+    """Whether the heading guard changes what ``chunker`` cuts: the guarded chunkers, and the
+    by-type policy (which may give a document one of them)."""
+    return chunker in GUARDED or chunker == POLICY_CHUNKER
+
+
 def training_for(corpus: Corpus, doc: int) -> Training:
     """Evidence of the corpus's train questions in document ``doc``, in unit terms (a question
-    whose evidence spans several documents counts with its spans in this one)."""
+    whose evidence spans several documents counts with its spans in this one), with each such
+    question's tokens."""
+    held = [
+        (spans, q)
+        for q in corpus.split("train")
+        if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
+    ]
     return Training(
-        tuple(
-            spans
-            for q in corpus.split("train")
-            if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
-        )
+        tuple(spans for spans, _ in held), tuple(tuple(tokenize(q.question)) for _, q in held)
     )
 
 
 def training_key(corpus: Corpus, chunker: str) -> tuple | None:
-    """What ``chunker`` learns from the corpus's questions: the evidence of its train
-    questions, in unit terms and in order (None: it learns nothing)."""
+    """What ``chunker`` learns from the corpus's questions: its train questions' text (which
+    ``qes-retrieval`` ranks windows for) and evidence, in unit terms and in order (None: it
+    learns nothing)."""
     if not learns(corpus, chunker):
         return None
-    return tuple(tuple((e.doc, e.first, e.last) for e in q.evidence) for q in corpus.split("train"))
+    return tuple(
+        (q.question, tuple((e.doc, e.first, e.last) for e in q.evidence))
+        for q in corpus.split("train")
+    )
 
 
 # What an index computes from its documents alone, kept when it moves to other questions.
@@ -92,6 +104,7 @@ class Index:
     late: bool = False
     cuts: tuple[tuple[int, ...], ...] = field(default=(), repr=False)  # per document (Plan.cuts)
     doc_sizes: tuple[int, ...] = ()  # the L each document was cut with (by-type: its policy's)
+    heading_guard: bool = False  # the guarded chunkers never cut after a heading
 
     def over(self, corpus: Corpus) -> Index:
         """This index for ``corpus``: the same documents with other questions, from which the
@@ -289,11 +302,13 @@ def build_index(
     resolve_refs: bool | None = None,
     embedder=None,
     late: bool = False,
+    heading_guard: bool = False,
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
     with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
     ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
-    the older on/off switch)."""
+    the older on/off switch); ``heading_guard`` keeps the guarded chunkers from cutting between a
+    heading and its first unit (:mod:`lab.chunkers.guard`)."""
     check_chunking(chunker, size, overlap)
     refs = reference_placement(refs, resolve_refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
@@ -325,6 +340,7 @@ def build_index(
             embedder=embedder,
             doc_type=types[d],
             policy=corpus.policy,
+            heading_guard=heading_guard,
         )
         chunks.extend(made)
         cuts.append(plan.cuts)
@@ -345,4 +361,5 @@ def build_index(
         late,
         tuple(cuts),
         sizes,
+        heading_guard,
     )

@@ -10,7 +10,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import CHUNKERS, EXPLAIN, Corpus, Explanation, Index, LabConfig, Question, explain
+from lab import (
+    CHUNKERS,
+    EXPLAIN,
+    Corpus,
+    Explanation,
+    Index,
+    LabConfig,
+    Question,
+    explain,
+    question_budget,
+)
 from lab.retrieve import RERANK_TOP
 from lab.run import reranker_for
 
@@ -246,8 +256,11 @@ def _build_view(
 def _view(_corpus: Corpus, digest: str, config: LabConfig, mode: str, qid: str) -> View:
     q = question(_corpus, qid)
     index = cache.index(_corpus, config, config.chunkers[0])
+    budget = question_budget(
+        _corpus, config, config.chunkers[0], mode, qid, cache.workbench(_corpus)
+    )
     return _build_view(
-        index, q, mode, config.budget, reranker_for(config), config.rerank_top, config.filters
+        index, q, mode, budget, reranker_for(config), config.rerank_top, config.filters
     )
 
 

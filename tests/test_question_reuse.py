@@ -49,7 +49,7 @@ def test_a_new_test_question_chunks_nothing_again_and_a_train_one_only_what_lear
     test_question = run_lab(handbook_with({**NEW, "split": "test"}), EVERY, cache=cache)
     assert builds == []
     train_question = run_lab(handbook_with({**NEW, "split": "train"}), EVERY, cache=cache)
-    assert builds == ["qes-dp", "qes-greedy"]
+    assert builds == ["qes-dp", "qes-greedy", "qes-retrieval"]  # the supervised ones
     for reused in (test_question, train_question):
         corpus = handbook_with({**NEW, "split": reused.runs[0].questions[-1].split})
         assert reused.to_dict() == run_lab(corpus, EVERY, cache=LabCache()).to_dict()
@@ -79,3 +79,15 @@ def test_an_index_moves_only_to_the_same_documents_and_training():
         index.over(handbook_with({**NEW, "split": "train"}))
     with pytest.raises(ValueError, match="same documents"):
         index.over(build_corpus({"handbook": TEXT + "\n\nOne more line."}, None))
+
+
+def test_a_reworded_train_question_teaches_qes_retrieval_anew(builds):
+    """qes-retrieval ranks windows for the train questions' text, so rewording one is new
+    training: its index is not reused from the old wording."""
+    config = LabConfig(chunkers=("qes-retrieval", "structure"), split="all")
+    cache = LabCache()
+    run_lab(handbook_with({**NEW, "split": "train"}), config, cache=cache)
+    builds.clear()
+    reworded = {**NEW, "split": "train", "question": "Is flash photography allowed?"}
+    run_lab(handbook_with(reworded), config, cache=cache)
+    assert builds == ["qes-retrieval"]

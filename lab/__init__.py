@@ -8,6 +8,7 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
+from .adaptive import ADAPTIVE
 from .cache import LabCache
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
 from .chunkers.parent_child import parents_over_budget
@@ -64,19 +65,28 @@ from .diagnosis import context_note
 from .drafting import Draft, Endpoint, LLMError, draft_questions
 from .html_doc import parse_html
 from .importers import FORMATS as IMPORT_FORMATS
-from .importers import Imported, collection_files, import_dataset, recognise
+from .importers import Imported, collection_files, import_dataset, open_files, recognise
 from .index import Index, build_index
 from .marking import Hit, next_id, qe_text, question_items, search
 from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
 from .qe import MAX_QE_CHARS, parse_qe
 from .retrieve import LEXICAL_MODES, MODES
-from .run import Explanation, LabResult, Run, explain, run_lab, untrained_chunkers
+from .run import (
+    Explanation,
+    LabResult,
+    Run,
+    explain,
+    question_budget,
+    run_lab,
+    untrained_chunkers,
+)
 from .stats import mcnemar_exact, paired_bootstrap, percent_digits, percent_text, wilson_interval
 from .sweeps import SweepResult, sweep, sweep_cell
 from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
+    "ADAPTIVE",
     "CHUNKERS",
     "DEFAULT_POLICY",
     "DOCUMENT_TYPES",
@@ -146,6 +156,7 @@ __all__ = [
     "ranking_depth",
     "reference_placement",
     "question_count",
+    "question_budget",
     "run_lab",
     "reranker_for",
     "setting_names",
@@ -165,6 +176,7 @@ __all__ = [
     "Imported",
     "collection_files",
     "import_dataset",
+    "open_files",
     "recognise",
     "Hit",
     "next_id",

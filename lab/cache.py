@@ -9,7 +9,7 @@ from weakref import WeakKeyDictionary
 
 from .config import LabConfig, embedder_for, reranker_for
 from .corpus import Corpus
-from .index import Index, build_index
+from .index import Index, build_index, guarded, training_key
 from .lru import bounded_get
 from .metrics import IndexStats, index_stats
 from .retrieval import KEPT_BUDGETS, Retrieval
@@ -18,7 +18,9 @@ from .retrieval import KEPT_BUDGETS, Retrieval
 class LabCache:
     """Indexes, rankings and sweep rows kept for reuse across runs, sweeps and budgets (least
     recently used ones dropped past ``max_indexes``, four times as many rankings, sixteen times
-    as many sweep cells). Safe to share between threads."""
+    as many sweep cells). An index serves every corpus of the same documents whose questions
+    teach its chunker the same (all of them, for a chunker that learns nothing), so writing a
+    question does not chunk again. Safe to share between threads."""
 
     def __init__(self, max_indexes: int = 32):
         self.max_indexes = max_indexes
@@ -40,7 +42,7 @@ class LabCache:
         ``keep`` is False (then only looked up, or built and handed out)."""
         size = size or config.size
         key = _index_key(corpus, config, chunker, size)
-        return self._get(
+        index = self._get(
             self._indexes,
             key,
             lambda: build_index(
@@ -52,10 +54,18 @@ class LabCache:
                 refs=config.refs,
                 embedder=embedder_for(config),
                 late=config.late,
+                heading_guard=config.heading_guard and guarded(chunker),
             ),
             self.max_indexes,
             keep,
         )
+        if index.corpus.digest == corpus.digest:
+            return index
+        moved = index.over(corpus)  # the same documents with other questions: chunked already
+        with self._lock:
+            if key in self._indexes:
+                self._indexes[key] = moved
+        return moved
 
     def stats(self, index: Index, budget: int) -> IndexStats:
         """``index_stats(index, budget)``, kept while the index lives (``KEPT_BUDGETS`` each)."""
@@ -71,18 +81,21 @@ class LabCache:
         config: LabConfig,
         mode: str,
         unfiltered: bool = False,
+        ids: tuple[str, ...] | None = None,
         keep: bool = True,
     ) -> Retrieval:
-        """Rankings of the split's questions, with their metadata filters as ``config.filters``
-        says (``unfiltered``: only the questions that have one, ranked as if they had none);
-        kept unless ``keep`` is False."""
+        """Rankings of the split's questions (``ids``: of those questions, whatever their
+        split), with their metadata filters as ``config.filters`` says (``unfiltered``: only the
+        questions that have one, ranked as if they had none); kept unless ``keep`` is False."""
         filters = config.filters and not unfiltered
         questions = index.corpus.split(config.split)
+        if ids is not None:
+            questions = tuple(q for q in index.corpus.questions if q.id in ids)
         if unfiltered:
             questions = tuple(q for q in questions if q.filter)
         return self._get(
             self._retrievals,
-            retrieval_key(index.corpus, config, index.chunker, index.size, mode, unfiltered),
+            retrieval_key(index.corpus, config, index.chunker, index.size, mode, unfiltered, ids),
             lambda: Retrieval.of(
                 index, questions, mode, reranker_for(config), config.rerank_top, filters
             ),
@@ -103,12 +116,20 @@ class LabCache:
 
 
 def retrieval_key(
-    corpus: Corpus, config: LabConfig, chunker: str, size: int, mode: str, unfiltered: bool = False
+    corpus: Corpus,
+    config: LabConfig,
+    chunker: str,
+    size: int,
+    mode: str,
+    unfiltered: bool = False,
+    ids: tuple[str, ...] | None = None,
 ) -> tuple:
-    """Everything a retrieval of ``chunker``'s index at ``size`` in ``mode`` depends on."""
+    """Everything a retrieval of ``chunker``'s index at ``size`` in ``mode`` depends on (``ids``:
+    the questions asked, when not the split's)."""
     return (
         _index_key(corpus, config, chunker, size),
-        config.split,
+        corpus.digest,
+        ids if ids is not None else config.split,
         mode,
         config.rerank,
         config.rerank_top,
@@ -118,9 +139,10 @@ def retrieval_key(
 
 
 def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tuple:
-    """Everything an index depends on."""
+    """Everything an index depends on: the questions only as far as its chunker learns."""
     return (
-        corpus.digest,
+        corpus.documents_digest,
+        training_key(corpus, chunker),
         chunker,
         size,
         config.overlap,
@@ -128,4 +150,5 @@ def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tu
         config.refs,
         config.dense,
         config.late,
+        config.heading_guard and guarded(chunker),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .adaptive import ADAPTIVE
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .index import DEFAULT_OVERLAP, check_chunking
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP
@@ -36,12 +37,15 @@ class LabConfig:
     chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that reorders
     the top ``rerank_top`` chunks before assembly. ``filters`` applies the questions' metadata
     filters (each question ranks only the documents whose metadata match it); off, every
-    question ranks every document."""
+    question ranks every document. ``heading_guard`` keeps qes-dp, qes-greedy and qes-retrieval
+    from cutting between a heading and its first unit (:mod:`lab.chunkers.guard`; the other
+    chunkers cut as before). ``budget="adaptive"`` gives each question its own budget, one of
+    ``adaptive_budgets``, fitted on the train questions (:mod:`lab.adaptive`)."""
 
     chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
     modes: tuple[str, ...] = LEXICAL_MODES
     size: int = 450
-    budget: int = 120
+    budget: int | str = 120
     split: str = "test"
     headers: bool = False
     refs: str = REFERENCE_PLACEMENTS[0]
@@ -51,9 +55,22 @@ class LabConfig:
     rerank: str | None = None
     rerank_top: int = RERANK_TOP
     filters: bool = True
+    heading_guard: bool = False
+    adaptive_budgets: tuple[int, ...] = DEFAULT_BUDGETS
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether each question gets its own budget (``budget="adaptive"``)."""
+        return self.budget == ADAPTIVE
+
+    @property
+    def words(self) -> int:
+        """The fixed budget, or the largest an adaptive one may choose."""
+        return max(self.adaptive_budgets) if self.adaptive else self.budget
 
     def __post_init__(self):
         object.__setattr__(self, "chunkers", tuple(self.chunkers))
+        object.__setattr__(self, "adaptive_budgets", tuple(self.adaptive_budgets))
         object.__setattr__(self, "modes", tuple(self.modes))
         reference_placement(self.refs)
         if not self.chunkers:
@@ -72,8 +89,17 @@ class LabConfig:
                 )
         if not isinstance(self.rerank_top, int) or self.rerank_top < 1:
             raise ValueError(f"rerank_top must be a whole number >= 1, got {self.rerank_top!r}")
-        if not isinstance(self.budget, int) or self.budget < 1:
-            raise ValueError(f"budget must be a whole number of words >= 1, got {self.budget!r}")
+        if self.budget != ADAPTIVE and (not isinstance(self.budget, int) or self.budget < 1):
+            raise ValueError(
+                f"budget must be a whole number of words >= 1 or {ADAPTIVE!r}, got {self.budget!r}"
+            )
+        if not self.adaptive_budgets or any(
+            not isinstance(b, int) or b < 1 for b in self.adaptive_budgets
+        ):
+            raise ValueError(
+                "adaptive_budgets must be whole numbers of words >= 1, got "
+                f"{self.adaptive_budgets!r}"
+            )
         if self.split not in SPLITS:
             raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
 

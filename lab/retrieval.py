@@ -93,6 +93,16 @@ class Retrieval:
             scored.results = self._results_of(scored.picks, budget)
         return scored.results
 
+    def evaluate_each(self, budgets: Sequence[int]) -> tuple[QuestionResult, ...]:
+        """Every question's result at its own budget (``budgets[j]`` for question ``j``): the
+        adaptive budget's hook into assembly, one array assembly per distinct budget."""
+        if len(budgets) != len(self.questions):
+            raise ValueError(f"{len(budgets)} budgets for {len(self.questions)} questions")
+        distinct = sorted({int(b) for b in budgets})
+        self._kept(distinct)  # the budgets not kept, assembled at once
+        at = {b: self.evaluate(b) for b in distinct}
+        return tuple(at[int(b)][j] for j, b in enumerate(budgets))
+
     def metrics(self, budget: int) -> Metrics:
         """``aggregate(self.evaluate(budget))``, kept with the assembly."""
         return self._kept([budget])[0].metrics

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from .adaptive import fit, signals
 from .assemble import Context, assemble
 from .cache import LabCache
 from .config import LabConfig, Progress
@@ -21,6 +24,7 @@ from .metrics import (
     occurrence_dict,
     score_question,
 )
+from .retrieval import Retrieval
 from .retrieve import RERANK_TOP, Ranking, rank
 
 if TYPE_CHECKING:  # pandas is imported by the methods that build tables, not with the lab
@@ -51,6 +55,7 @@ class Run:
     questions: tuple[QuestionResult, ...]
     unfiltered: tuple[QuestionResult, ...] = ()
     unfiltered_metrics: Metrics | None = None
+    budgets: tuple[int, ...] = ()  # each question's budget, when adaptive
 
     def to_dict(self) -> dict:
         out = {
@@ -60,6 +65,10 @@ class Run:
             "index": self.index.as_dict(),
             "questions": [question_dict(r) for r in self.questions],
         }
+        if self.budgets:
+            out["mean_budget"] = round(sum(self.budgets) / len(self.budgets), 2)
+            for q, budget in zip(out["questions"], self.budgets, strict=True):
+                q["budget"] = budget
         if self.unfiltered_metrics is not None:
             out["metrics_without_filters"] = self.unfiltered_metrics.as_dict()
             out["questions_without_filters"] = [question_dict(r) for r in self.unfiltered]
@@ -176,35 +185,104 @@ class LabResult:
         return pd.DataFrame(rows)
 
 
+def question_budgets(
+    cache: LabCache,
+    retrieval: Retrieval,
+    config: LabConfig,
+    budgets: Sequence[int],
+    keep: bool = True,
+) -> tuple[int, ...]:
+    """Each question's adaptive budget (:mod:`lab.adaptive`): fitted on the train questions of
+    the same index and mode (their rankings, and whether each candidate budget completes
+    them), then read off each of ``retrieval``'s questions' ranking and words. ``keep``: keep
+    the train questions' rankings in ``cache``."""
+    budgets = sorted(set(budgets))
+    train = cache.retrieval(
+        retrieval.index, replace(config, split="train"), retrieval.mode, keep=keep
+    )
+    complete = np.array(
+        [[r.complete for r in train.evaluate(b)] for b in budgets], dtype=bool
+    ).T.reshape(len(train.questions), len(budgets))
+    model = fit(signals(train), [q.question for q in train.questions], complete, budgets)
+    chosen = model.predict(signals(retrieval), [q.question for q in retrieval.questions])
+    return tuple(chosen.tolist())
+
+
+def question_budget(
+    corpus: Corpus,
+    config: LabConfig,
+    chunker: str,
+    mode: str,
+    question_id: str,
+    cache: LabCache | None = None,
+) -> int:
+    """The budget ``config`` gives one question of its split in one configuration: the fixed
+    budget, or the question's adaptive budget as :func:`run_lab` fits it (the largest candidate
+    for a question outside the split)."""
+    if not config.adaptive:
+        return config.budget
+    cache = cache or LabCache()
+    retrieval = cache.retrieval(cache.index(corpus, config, chunker), config, mode)
+    ids = [q.id for q in retrieval.questions]
+    if question_id not in ids:
+        return config.words
+    chosen = question_budgets(cache, retrieval, config, config.adaptive_budgets)
+    return chosen[ids.index(question_id)]
+
+
 def run_lab(
     corpus: Corpus,
     config: LabConfig | None = None,
     progress: Progress | None = None,
     cache: LabCache | None = None,
+    *,
+    questions: Sequence[str] | None = None,
 ) -> LabResult:
-    """Run every configured chunker in every configured mode on the questions of the split.
-    With metadata filters on, questions that have one are also ranked without it: each run's
+    """Run every configured chunker in every configured mode on the questions of the split
+    (``questions``: on the questions with these ids, whatever their split). With metadata
+    filters on, questions that have one are also ranked without it: each run's
     ``unfiltered_metrics`` say what recall would be without filters."""
     config, cache = config or LabConfig(), cache or LabCache()
+    ids = None
+    if questions is not None:
+        ids = tuple(dict.fromkeys(questions))
+        unknown = sorted(set(ids) - {q.id for q in corpus.questions})
+        if unknown:
+            raise ValueError(f"no question of the corpus has the id(s) {', '.join(unknown)}")
     runs = []
     total = len(config.chunkers) * len(config.modes)
-    filtered = config.filters and any(q.filter for q in corpus.split(config.split))
+    asked = (
+        corpus.split(config.split) if ids is None else [q for q in corpus.questions if q.id in ids]
+    )
+    filtered = config.filters and any(q.filter for q in asked)
     for chunker in config.chunkers:
         index = cache.index(corpus, config, chunker)
-        stats = cache.stats(index, config.budget)
+        stats = cache.stats(index, config.words)
         for mode in config.modes:
-            retrieval = cache.retrieval(index, config, mode)
-            results = retrieval.evaluate(config.budget)
+            retrieval = cache.retrieval(index, config, mode, ids=ids)
+            results, metrics, budgets = _evaluated(cache, retrieval, config)
             unfiltered, without = (), None
             if filtered:
-                unfiltered = cache.retrieval(index, config, mode, True).evaluate(config.budget)
+                apart = cache.retrieval(index, config, mode, True, ids)
+                unfiltered = _evaluated(cache, apart, config)[0]
                 replaced = {r.id: r for r in unfiltered}
                 without = aggregate([replaced.get(r.id, r) for r in results])
-            metrics = retrieval.metrics(config.budget)
-            runs.append(Run(chunker, mode, metrics, stats, results, unfiltered, without))
+            runs.append(Run(chunker, mode, metrics, stats, results, unfiltered, without, budgets))
             if progress:
                 progress(len(runs), total)
     return LabResult(config, tuple(runs), corpus.errors)
+
+
+def _evaluated(
+    cache: LabCache, retrieval: Retrieval, config: LabConfig
+) -> tuple[tuple[QuestionResult, ...], Metrics, tuple[int, ...]]:
+    """``retrieval``'s results at ``config``'s budget, their metrics, and each question's budget
+    when it is adaptive (empty when fixed)."""
+    if not config.adaptive:
+        return retrieval.evaluate(config.budget), retrieval.metrics(config.budget), ()
+    budgets = question_budgets(cache, retrieval, config, config.adaptive_budgets)
+    results = retrieval.evaluate_each(budgets)
+    return results, aggregate(results), budgets
 
 
 @dataclass(frozen=True, eq=False)
@@ -277,4 +355,13 @@ def explain(
     return Explanation(question, index, ranking, context, result)
 
 
-__all__ = ["Explanation", "LabResult", "Run", "explain", "run_lab", "untrained_chunkers"]
+__all__ = [
+    "Explanation",
+    "LabResult",
+    "Run",
+    "explain",
+    "question_budget",
+    "question_budgets",
+    "run_lab",
+    "untrained_chunkers",
+]

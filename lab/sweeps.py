@@ -13,7 +13,9 @@ from .cache import LabCache, retrieval_key
 from .config import DEFAULT_BUDGETS, DEFAULT_SIZES, LabConfig, Progress
 from .corpus import Corpus
 from .index import Index, check_chunking
+from .metrics import aggregate
 from .retrieval import Retrieval
+from .run import question_budgets
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,18 +90,25 @@ def sweep_cell(
     """One task of a sweep: the rows of one chunker at one size, for every mode of ``config``
     and every budget, from a single index (its embeddings included) and one ranking per mode.
     ``cache`` keeps the rows; the index and rankings are used from it when it has them, and
-    otherwise dropped with the task, so that a sweep holds one cell's arrays at a time."""
+    otherwise dropped with the task, so that a sweep holds one cell's arrays at a time. With an
+    adaptive ``config`` each mode adds a row for the adaptive budget (:func:`adaptive_row`) and
+    every row says whether it is that one."""
     cache = cache or LabCache()
     budgets = tuple(budgets)
     index: list[Index] = []  # built on the first mode whose rows are not kept
 
     def made(mode: str) -> tuple[dict, ...]:
         index[:] = index or [cache.index(corpus, config, chunker, size, keep=False)]
-        return mode_rows(index[0], cache.retrieval(index[0], config, mode, keep=False), budgets)
+        retrieval = cache.retrieval(index[0], config, mode, keep=False)
+        rows = mode_rows(index[0], retrieval, budgets)
+        if not config.adaptive:
+            return rows
+        fixed = tuple({**row, "adaptive": False} for row in rows)
+        return (*fixed, adaptive_row(cache, retrieval, config, budgets, rows[-1]))
 
     rows = []
     for mode in config.modes:
-        key = (*retrieval_key(corpus, config, chunker, size, mode), budgets)
+        key = (*retrieval_key(corpus, config, chunker, size, mode), budgets, config.adaptive)
         rows += cache.rows(key, lambda mode=mode: made(mode))
     return tuple(rows)
 
@@ -131,6 +140,33 @@ def mode_rows(index: Index, retrieval: Retrieval, budgets: Sequence[int]) -> tup
             }
         )
     return tuple(rows)
+
+
+def adaptive_row(
+    cache: LabCache, retrieval: Retrieval, config: LabConfig, budgets: Sequence[int], like: dict
+) -> dict:
+    """The adaptive budget's sweep row: a point on the budget curve at its mean budget (its
+    candidates are the sweep's budgets)."""
+    chosen = question_budgets(cache, retrieval, config, budgets, keep=False)
+    metrics = aggregate(retrieval.evaluate_each(chosen))
+    longest = max(budgets)
+    lengths = retrieval.index.words
+    return {
+        **like,
+        "budget": round(sum(chosen) / len(chosen), 2) if chosen else float(longest),
+        "questions": metrics.questions,
+        "partial": metrics.partial,
+        "partial_low": metrics.partial_ci[0],
+        "partial_high": metrics.partial_ci[1],
+        "complete": metrics.complete,
+        "complete_low": metrics.complete_ci[0],
+        "complete_high": metrics.complete_ci[1],
+        "gap": metrics.gap,
+        "mean_context_words": metrics.mean_context_words,
+        "over_budget_chunks": int((lengths > longest).sum()),
+        "fits": bool((lengths <= longest).any()),
+        "adaptive": True,
+    }
 
 
 __all__ = ["SweepResult", "sweep", "sweep_cell"]

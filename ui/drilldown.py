@@ -19,6 +19,7 @@ from lab import (
     LabConfig,
     Question,
     explain,
+    question_budget,
     reranker_for,
 )
 from lab.retrieve import RERANK_TOP
@@ -255,8 +256,11 @@ def _build_view(
 def _view(_corpus: Corpus, digest: str, config: LabConfig, mode: str, qid: str) -> View:
     q = question(_corpus, qid)
     index = cache.index(_corpus, config, config.chunkers[0])
+    budget = question_budget(
+        _corpus, config, config.chunkers[0], mode, qid, cache.workbench(_corpus)
+    )
     return _build_view(
-        index, q, mode, config.budget, reranker_for(config), config.rerank_top, config.filters
+        index, q, mode, budget, reranker_for(config), config.rerank_top, config.filters
     )
 
 

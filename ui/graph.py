@@ -17,6 +17,7 @@ from lab import (
     LabConfig,
     context_note,
     explain,
+    question_budget,
     reference_placement,
     reranker_for,
 )
@@ -113,7 +114,15 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
     q = question(_corpus, qid)
     reranker = reranker_for(config)
     ex = (
-        explain(index, q, "graph", config.budget, reranker, config.rerank_top, config.filters)
+        explain(
+            index,
+            q,
+            "graph",
+            question_budget(_corpus, config, chunker, "graph", q.id, cache.workbench(_corpus)),
+            reranker,
+            config.rerank_top,
+            config.filters,
+        )
         if q is not None and n
         else None
     )

@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (register the chunkers)
     parent_child,
     qes_dp,
     qes_greedy,
+    qes_retrieval,
     recursive,
     semantic,
     structure,
@@ -34,9 +35,11 @@ from .base import (
     fitted_plan,
     reference_placement,
 )
+from .guard import GUARDED
 
 __all__ = [
     "CHUNKERS",
+    "GUARDED",
     "REFERENCE_PLACEMENTS",
     "Chunk",
     "ChunkerSpec",
@@ -165,6 +168,7 @@ def chunk_document(
     embedder=None,
     doc_type: str = "other",
     policy=None,
+    heading_guard: bool = False,
 ) -> tuple[list[Chunk], Plan]:
     """Chunk one document with a registered chunker and build each chunk's delivered text.
 
@@ -173,9 +177,12 @@ def chunk_document(
     ``refs`` places the text of cited provisions for chunkers that resolve references:
     "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
     or "off". ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
-    chooses by."""
+    chooses by; ``heading_guard`` keeps the guarded chunkers (:data:`~lab.chunkers.guard.GUARDED`)
+    from cutting between a heading and its first unit."""
     reference_placement(refs)
-    params = Params(size, overlap, training, refs != "off", embedder, doc_type, policy)
+    params = Params(
+        size, overlap, training, refs != "off", embedder, doc_type, policy, heading_guard
+    )
     plan = fitted_plan(CHUNKERS[chunker], doc, params)
     text = doc.text
     provisions = doc.provisions

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from .chunkers import CHUNKERS
-from .html_doc import parse_html
-from .parse import Document, parse_document
+from .formats import read_document
+from .parse import Document
 from .problems import CorpusError, InputError
 
 DOCUMENT_TYPES = {
@@ -49,7 +49,6 @@ DEFAULT_POLICY = {
     "transcript": "sentence",
     OTHER: "recursive",
 }
-HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 MIN_SIZE = 20
 
 Meta = tuple[tuple[str, tuple[str, ...]], ...]  # sorted (key, values) pairs
@@ -148,7 +147,7 @@ class DocumentInfo:
     type: str = OTHER
     type_source: str = "given"
     meta: Meta = ()
-    format: str = "markdown"
+    format: str = "text"
 
     @property
     def meta_dict(self) -> dict[str, str | list[str]]:
@@ -160,22 +159,10 @@ class DocumentInfo:
 
 # --- formats and types ---------------------------------------------------------------------------
 
-_HTML_START = re.compile(
-    r"\A\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
-)
-
-
-def document_format(name: str, text: str) -> str:
-    """ "html" for a ``.html``/``.htm`` name or text that opens like an HTML page; else
-    "markdown" (plain text reads as markdown without markup)."""
-    if name.lower().endswith(HTML_SUFFIXES) or _HTML_START.match(text[:2000]):
-        return "html"
-    return "markdown"
-
 
 def parse_source(text: str, name: str, format: str) -> Document:
     """Parse ``text`` in its format."""
-    return parse_html(text, name) if format == "html" else parse_document(text, name)
+    return read_document(text, name, format)
 
 
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*|\s*#+\s*$")

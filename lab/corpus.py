@@ -19,7 +19,6 @@ from .collection import (
     Policy,
     Source,
     check_type,
-    document_format,
     infer_type,
     known_types,
     matches,
@@ -30,6 +29,7 @@ from .collection import (
 )
 from .decode import decode_text, normalise_newlines, shift_offset
 from .evidence import Evidence, Locator, locate, preview
+from .formats import document_format
 from .parse import Document
 from .problems import CorpusError, InputError
 from .qe import check_question, entry_doc, parse_qe

@@ -5,7 +5,7 @@ every line a rule may read specially goes through the rules one by one. The test
 
 from dataclasses import astuple
 
-from lab.parse import (
+from lab.formats.text import (
     _ATX,
     _ATX_EMPTY,
     _DECORATION,
@@ -16,13 +16,12 @@ from lab.parse import (
     _SETEXT,
     _TABLE_ROW,
     _TABLE_RULE,
-    _cells,
-    _lines,
-    _Markdown,
+    LineReader,
 )
+from lab.parse import _cells, _lines
 
 
-class LineByLine(_Markdown):
+class LineByLine(LineReader):
     """``parse_document``'s reader with every special line read on its own."""
 
     def run(self) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
-from .parse import Document, UnitBuilder
+from ..parse import Document, UnitBuilder
 
 if TYPE_CHECKING:
     from bs4 import Tag
@@ -240,12 +240,18 @@ def extract(source: str) -> tuple[str, UnitBuilder]:
     return text, builder
 
 
+def read(source: str) -> UnitBuilder:
+    """The units of HTML ``source``'s extracted text; what had to be repaired is in its
+    ``problems``."""
+    _, builder = extract(source)
+    builder.problems.extend(well_formedness(source))
+    return builder
+
+
 def parse_html(source: str, name: str = "document") -> Document:
     """Parse HTML ``source`` into a :class:`~lab.parse.Document` over its extracted text; what
     had to be repaired is in the document's ``problems``."""
-    _, builder = extract(source)
-    builder.problems.extend(well_formedness(source))
-    return builder.document(name, "html")
+    return read(source).document(name, "html")
 
 
 class _TagCheck(HTMLParser):

@@ -1,0 +1,73 @@
+"""Document formats: one reader module per format behind one interface.
+
+A reader is a function ``read(source) -> UnitBuilder``: it lays out the document's text (the
+source itself for text formats, the extracted text for HTML) and adds its blocks in reading
+order (headings with their level and title, paragraphs, list items, table rows with their cells,
+code blocks) with exact character offsets into that text; :meth:`~lab.parse.UnitBuilder.document`
+then makes the records every later stage reads (units, provisions, heading paths, references).
+
+:data:`FORMATS` lists the readers; :func:`document_format` picks one by a document's name (its
+extension) or, failing that, by looking; :func:`read_document` reads a document in its format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..parse import Document, UnitBuilder
+from . import html, markdown, text
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """A format: its name, the name endings that mark it, its reader and what it is."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    read: Callable[[str], UnitBuilder]
+    description: str
+
+
+FORMATS = {
+    f.name: f
+    for f in (
+        Format(
+            "markdown",
+            (".md", ".markdown", ".mdown", ".mkd"),
+            markdown.read,
+            "markdown (CommonMark, pipe tables)",
+        ),
+        Format("html", (".html", ".htm", ".xhtml"), html.read, "HTML (its extracted text)"),
+        Format("text", (".txt",), text.read, "plain text (markdown headings read too)"),
+    )
+}
+DEFAULT_FORMAT = "text"
+
+_HTML_START = re.compile(
+    r"\A\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
+)
+
+
+def document_format(name: str, source: str) -> str:
+    """The format of a document called ``name``: by its name's ending; else "html" for text that
+    opens like an HTML page, and "text" for any other (plain text, markdown headings read too)."""
+    lowered = name.lower()
+    for f in FORMATS.values():
+        if lowered.endswith(f.suffixes):
+            return f.name
+    if _HTML_START.match(source[:2000]):
+        return "html"
+    return DEFAULT_FORMAT
+
+
+def read_document(source: str, name: str, format: str) -> Document:
+    """Read ``source`` in ``format`` (a name in :data:`FORMATS`) into a document."""
+    try:
+        reader = FORMATS[format].read
+    except KeyError:
+        raise ValueError(
+            f"unknown document format {format!r}; choose from {', '.join(FORMATS)}"
+        ) from None
+    return reader(source).document(name, format)

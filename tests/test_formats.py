@@ -1,0 +1,96 @@
+"""The format readers (``lab.formats``): each reads its format's structure with exact offsets."""
+
+from pathlib import Path
+
+import pytest
+
+from lab import document_format, parse_document, read_document
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _outline(doc):
+    return [
+        (u.kind, doc.text[u.start : u.end])
+        for u in doc.units
+        if u.kind in ("heading", "code", "row")
+    ]
+
+
+def _contents(doc):
+    provisions = [(p.id, p.title, p.path, p.heading, p.first, p.stop) for p in doc.provisions]
+    return doc.text, doc.title, doc.units, provisions, doc.references, doc.tables
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["handbook.md", *(f"technova/{p.name}" for p in sorted((DATA / "technova").glob("*.md")))],
+)
+def test_markdown_reader_reads_the_handbook_and_technova_as_the_line_reader_did(path):
+    text = (DATA / path).read_text(encoding="utf-8")
+    assert _contents(read_document(text, path, "markdown")) == _contents(parse_document(text, path))
+
+
+def test_numbered_list_items_are_list_items_not_headings():
+    text = "# Guide\n\n## Setup\n\n1. Install it.\n2. Run it.\n\n### Benchmarks\n\nFast.\n"
+    doc = read_document(text, "r.md", "markdown")
+    headings = [doc.text[u.start : u.end] for u in doc.units if u.kind == "heading"]
+    assert headings == ["# Guide", "## Setup", "### Benchmarks"]
+    assert [p.path for p in doc.provisions if p.title == "Benchmarks"] == [
+        "Setup \u203a Benchmarks"
+    ]
+    items = [doc.text[u.start : u.end] for u in doc.units if u.kind == "sentence"]
+    assert items[:2] == ["1. Install it.", "2. Run it."]
+
+
+def test_setext_code_quotes_and_tables_read_as_commonmark_says():
+    text = (
+        "Title\n=====\n\nIntro line\nstill intro.\n\nPart\n----\n\n"
+        "    # not a heading\n    code\n\n```\n# nor this\n```\n\n"
+        "> Quoted. Two sentences.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    )
+    doc = read_document(text, "r.md", "markdown")
+    assert _outline(doc) == [
+        ("heading", "Title"),
+        ("heading", "Part"),
+        ("code", "# not a heading\n    code"),
+        ("code", "```\n# nor this\n```"),
+        ("row", "| a | b |"),
+        ("row", "| 1 | 2 |"),
+    ]
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "Title"), (2, "Part")]
+    sentences = [doc.text[u.start : u.end] for u in doc.units if u.kind == "sentence"]
+    assert "Quoted." in sentences and "Two sentences." in sentences
+    (table,) = doc.tables
+    assert [doc.text[a:b] for a, b in table.header.cells] == ["a", "b"]
+
+
+def test_heading_titles_lose_their_inline_markup_and_offsets_stay_exact():
+    text = "Intro.\r\n\r\n## The `run` *command* [docs](x)\r\n\r\n- item one\r\n  wraps.\r\n"
+    doc = read_document(text, "r.md", "markdown")
+    (heading,) = doc.headings
+    assert heading.title == "The run command docs"
+    assert text[heading.start : heading.end] == "## The `run` *command* [docs](x)"
+    assert [text[u.start : u.end] for u in doc.units if u.kind == "sentence"] == [
+        "Intro.",
+        "- item one\r\n  wraps.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("notes.md", "plain", "markdown"),
+        ("page.HTM", "plain", "html"),
+        ("NEWS", "Version 1", "text"),
+        ("x", "<!doctype html><p>x", "html"),
+        ("notes.txt", "# Heading", "text"),
+    ],
+)
+def test_a_documents_format_comes_from_its_name_then_its_opening(name, text, expected):
+    assert document_format(name, text) == expected
+
+
+def test_an_unknown_format_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="markdown, html, text"):
+        read_document("x", "x", "docx-ish")

@@ -357,3 +357,12 @@ def test_a_collection_of_several_types_opens_with_its_policy_among_the_chunkers(
     at.multiselect(key="chunker").set_value(["structure"]).run()
     at.selectbox(key="corpus").select("technova").run()
     assert at.session_state["settings"].chunkers == ("structure",)
+
+
+def test_index_overview_shows_each_documents_outline_in_an_expander():
+    at = on("pages/index_overview.py")
+    labels = [e.label for e in at.expander]
+    assert "firmware\\-changelog\\.md \\(markdown, 7 headings\\)" in labels
+    assert "support\\-call\\.txt \\(text, 0 headings\\)" in labels
+    outlines = [m.value for m in at.markdown]
+    assert any("  - Version 3\\.1 \\(18 March 2025\\) `430`" in v for v in outlines)

@@ -94,3 +94,36 @@ def test_a_documents_format_comes_from_its_name_then_its_opening(name, text, exp
 def test_an_unknown_format_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="markdown, html, text"):
         read_document("x", "x", "docx-ish")
+
+
+def test_outline_prints_each_documents_headings_as_json(capsys, tmp_path):
+    import json
+
+    from lab.cli import main
+
+    notes = tmp_path / "notes.md"
+    notes.write_text(
+        "# Notes\r\n\r\n1. a step\r\n\r\n## Use *it*\r\n\r\nText.\r\n", encoding="utf-8"
+    )
+    assert main(["outline", "--format", "json", str(notes), str(DATA / "handbook.md")]) == 0
+    first, handbook = json.loads(capsys.readouterr().out)
+    # Offsets count in the text the lab reads, its line endings normalised to "\n".
+    assert first == {
+        "name": "notes.md",
+        "format": "markdown",
+        "headings": [
+            {"level": 1, "title": "Notes", "start": 0},
+            {"level": 2, "title": "Use it", "start": 20},
+        ],
+    }
+    assert handbook["headings"][2] == {"level": 3, "title": "1.1 Dark window", "start": 486}
+
+
+def test_outline_names_a_document_it_cannot_read_and_prints_the_others(capsys, tmp_path):
+    from lab.cli import main
+
+    assert main(["outline", str(tmp_path / "missing.md"), str(DATA / "handbook.md")]) == 2
+    out, err = capsys.readouterr()
+    assert "missing.md: No such file or directory; it was left out" in err
+    assert "handbook.md (markdown, 31 headings)" in out
+    assert "    ### 1.1 Dark window" in out

@@ -71,3 +71,10 @@ def read_document(source: str, name: str, format: str) -> Document:
             f"unknown document format {format!r}; choose from {', '.join(FORMATS)}"
         ) from None
     return reader(source).document(name, format)
+
+
+def outline(document: Document) -> list[dict[str, int | str]]:
+    """The headings the reader found, in order: ``{"level", "title", "start"}`` with the title
+    as shown in heading paths (its number, then its text without markup) and ``start`` the
+    heading's offset in the document's text as the lab reads it."""
+    return [{"level": h.level, "title": h.label, "start": h.start} for h in document.headings]

@@ -48,6 +48,9 @@ class LineByLine(LineReader):
         # Only lines a rule may read specially go through the rules one by one; a run of plain
         # lines between them closes any table and joins the paragraph (or the open code fence).
         special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
+        plain = self.plain_headings(lines)
+        if plain:
+            special = sorted({*special, *plain})
         done = 0  # lines before this one are read
         for i in special:
             if i > done:
@@ -80,6 +83,10 @@ class LineByLine(LineReader):
             if m := _FENCE.match(line):
                 flush()
                 fence, fence_start = m.group(1)[:3], s
+                continue
+            if (head := plain.get(i)) is not None:
+                flush()
+                self.add_heading(s + len(line) - len(line.lstrip()), e, *head)
                 continue
             if m := _ATX.match(line):
                 flush()

@@ -11,6 +11,7 @@ from bisect import bisect_left
 from ..gc_pause import gc_paused
 from ..parse import Document, _cells, _heading, _lines
 from ..sentences import _SENTENCE_END
+from .plain import fenced_lines, plain_headings
 from .prose import ProseBatch
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -92,6 +93,13 @@ class LineReader(ProseBatch):
         return (m.end(2) if dot else m.end(1)), level, number, rest_start
 
     @staticmethod
+    def plain_headings(lines: list[str]) -> dict[int, tuple[int, str]]:
+        """The plain-text heading lines (:func:`lab.formats.plain.plain_headings`), none of them
+        in a code fence."""
+        fenced = any("```" in line or "~~~" in line for line in lines)
+        return plain_headings(lines, fenced_lines(lines) if fenced else set())
+
+    @staticmethod
     def join_lines(
         para: list[tuple[int, int]], lines: list[str], starts: list[int], first: int, stop: int
     ) -> None:
@@ -155,6 +163,9 @@ class LineReader(ProseBatch):
         # lines between them closes any table and joins the paragraph (or the open code fence).
         # Blank lines and ``#`` heading lines (the most common) are read a stretch at a time.
         special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
+        plain = self.plain_headings(lines)
+        if plain:
+            special = sorted({*special, *plain})
         heads = {i: h for i in special if lines[i][:1] == "#" and (h := _atx(lines[i]))}
         simple = [i for i in special if i in heads or not lines[i].strip()]
         others = [i for i in special if i not in heads and lines[i].strip()] if simple else special
@@ -192,6 +203,10 @@ class LineReader(ProseBatch):
             if m := _FENCE.match(line):
                 flush()
                 fence, fence_start = m.group(1)[:3], s
+                continue
+            if (head := plain.get(i)) is not None:
+                flush()
+                self.add_heading(s + len(line) - len(line.lstrip()), e, *head)
                 continue
             if m := _ATX.match(line):
                 flush()

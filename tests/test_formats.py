@@ -92,7 +92,7 @@ def test_a_documents_format_comes_from_its_name_then_its_opening(name, text, exp
 
 
 def test_an_unknown_format_is_refused_with_the_known_ones():
-    with pytest.raises(ValueError, match="markdown, html, text"):
+    with pytest.raises(ValueError, match="markdown, html, rst, text"):
         read_document("x", "x", "docx-ish")
 
 

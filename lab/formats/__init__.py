@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..parse import Document, UnitBuilder
-from . import html, markdown, text
+from . import html, markdown, rst, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +40,7 @@ FORMATS = {
             "markdown (CommonMark, pipe tables)",
         ),
         Format("html", (".html", ".htm", ".xhtml"), html.read, "HTML (its extracted text)"),
+        Format("rst", (".rst", ".rest"), rst.read, "reStructuredText (titles by adornment)"),
         Format("text", (".txt",), text.read, "plain text (markdown headings read too)"),
     )
 }

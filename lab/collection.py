@@ -160,9 +160,9 @@ class DocumentInfo:
 # --- formats and types ---------------------------------------------------------------------------
 
 
-def parse_source(text: str, name: str, format: str) -> Document:
-    """Parse ``text`` in its format."""
-    return read_document(text, name, format)
+def parse_source(text: str, name: str, format: str, parser: str | None = None) -> Document:
+    """Parse ``text`` in its format (with the reading ``parser`` names, where it offers one)."""
+    return read_document(text, name, format, parser)
 
 
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*|\s*#+\s*$")

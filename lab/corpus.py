@@ -29,7 +29,7 @@ from .collection import (
 )
 from .decode import decode_text, normalise_newlines, shift_offset
 from .evidence import Evidence, Locator, locate, preview
-from .formats import document_format
+from .formats import document_format, suffix_format
 from .parse import Document
 from .problems import CorpusError, InputError
 from .qe import check_question, entry_doc, parse_qe
@@ -169,7 +169,7 @@ class _Documents:
 
 
 def _read_documents(
-    sources: list[Source], policy: Policy
+    sources: list[Source], policy: Policy, parser: str | None = None
 ) -> tuple[list[Document], list[DocumentInfo], list[list[int]], list[InputError]]:
     """Decode, check and parse every source; with several, one that cannot be used is reported
     and left out (with one, it refuses the corpus)."""
@@ -187,7 +187,7 @@ def _read_documents(
             if not text.strip():
                 raise CorpusError(f"Document {name!r} is empty.")
             format = source.format or document_format(name, text)
-            document = parse_source(text, name, format)
+            document = parse_source(text, name, format, parser)
             if not document.units:
                 raise CorpusError(f"Document {name!r} has no text once its markup is removed.")
         except CorpusError as exc:
@@ -219,6 +219,7 @@ def build_corpus(
     policy: Policy | Mapping | None = None,
     *,
     title: str | None = None,
+    parser: str | None = None,
 ) -> Corpus:
     """A corpus from documents (texts by name, or :class:`~lab.collection.Source` records with
     type and metadata), QE JSON (text, parsed object or list) and a chunking policy per type
@@ -239,7 +240,7 @@ def build_corpus(
         if isinstance(documents, Mapping)
         else list(documents)
     )
-    parsed, infos, removed, problems = _read_documents(sources, policy)
+    parsed, infos, removed, problems = _read_documents(sources, policy, parser)
     errors.extend(problems)
     doc_names = {d.name: i for i, d in enumerate(parsed)}
     docs = _Documents(parsed, removed)
@@ -318,9 +319,11 @@ def load_corpus(
     doc: str | Path | list[str | Path],
     qe: str | Path | None = None,
     types: Mapping[str, str] | None = None,
+    parser: str | None = None,
 ) -> Corpus:
-    """Load document file(s) and a QE JSON file. Document names are the file stems; ``types``
-    gives some of them a type (by name, file name or stem; the others' types are inferred)."""
+    """Load document file(s) and a QE JSON file. Document names are the file stems (the format
+    comes from the file name's ending); ``types`` gives some of them a type (by name, file name
+    or stem; the others' types are inferred); ``parser`` chooses a format's reading."""
     paths = [Path(p) for p in (doc if isinstance(doc, list) else [doc])]
     sources = []
     types = dict(types or {})
@@ -336,13 +339,14 @@ def load_corpus(
     for k, path in enumerate(paths):
         if not path.is_file():
             raise CorpusError(f"No such document file: {path}")
-        sources.append(Source(path.stem, path.read_bytes(), given.get(k)))
+        format = suffix_format(path.name)
+        sources.append(Source(path.stem, path.read_bytes(), given.get(k), format=format))
     if qe is None:
-        return build_corpus(sources, None)
+        return build_corpus(sources, None, parser=parser)
     qe_path = Path(qe)
     if not qe_path.is_file():
         raise CorpusError(f"No such QE file: {qe_path}")
-    return build_corpus(sources, qe_path.read_bytes())
+    return build_corpus(sources, qe_path.read_bytes(), parser=parser)
 
 
 def build_collection(
@@ -352,6 +356,7 @@ def build_collection(
     *,
     where: str = "collection.json",
     extra: Sequence[Source] = (),
+    parser: str | None = None,
 ) -> Corpus:
     """The collection a manifest lists: ``fetch(path)`` gives a listed file's bytes (None when
     there is none); ``qe`` replaces the manifest's questions file; ``extra`` documents join the
@@ -364,11 +369,13 @@ def build_collection(
             + " ".join(e.message for e in read.errors)
         )
     questions = read.questions if qe is None else qe
-    corpus = build_corpus(sources, questions, read.policy, title=read.name)
+    corpus = build_corpus(sources, questions, read.policy, title=read.name, parser=parser)
     return _with_errors(corpus, read.errors)
 
 
-def load_collection(manifest: str | Path, qe: str | Path | None = None) -> Corpus:
+def load_collection(
+    manifest: str | Path, qe: str | Path | None = None, parser: str | None = None
+) -> Corpus:
     """Load the collection a manifest (``collection.json``) lists, its paths relative to the
     manifest's folder; ``qe`` replaces the manifest's questions file."""
     path = Path(manifest)
@@ -386,7 +393,7 @@ def load_collection(manifest: str | Path, qe: str | Path | None = None) -> Corpu
         if not qe_path.is_file():
             raise CorpusError(f"No such QE file: {qe_path}")
         questions = qe_path.read_bytes()
-    return build_collection(path.read_bytes(), fetch, questions, where=path.name)
+    return build_collection(path.read_bytes(), fetch, questions, where=path.name, parser=parser)
 
 
 def _with_errors(corpus: Corpus, errors: Sequence[InputError]) -> Corpus:

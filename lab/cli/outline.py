@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import CorpusError, decode_text, document_format, outline, read_document
 from ..decode import normalise_newlines
-from .common import say
+from .common import add_parser_option, say
 
 OUTLINE_FORMATS = ("table", "json")
 
@@ -27,14 +27,15 @@ def register(commands) -> None:
         help='table (default) or json: [{"name", "format", "headings": [{"level", "title", '
         '"start"}]}], start an offset into the text the lab reads',
     )
+    add_parser_option(p)
     p.set_defaults(handler=_cmd_outline)
 
 
-def read_outline(path: Path) -> dict:
+def read_outline(path: Path, parser: str | None = None) -> dict:
     """The outline of the document at ``path``: its name, format and headings."""
     text, _ = normalise_newlines(decode_text(path.read_bytes(), f"Document {path.name!r}"))
     format = document_format(path.name, text)
-    document = read_document(text, path.name, format)
+    document = read_document(text, path.name, format, parser)
     return {"name": path.name, "format": format, "headings": outline(document)}
 
 
@@ -51,7 +52,7 @@ def _cmd_outline(args: argparse.Namespace) -> int:
     entries, failed = [], 0
     for path in args.paths:
         try:
-            entries.append(read_outline(path))
+            entries.append(read_outline(path, args.parser))
         except (OSError, CorpusError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             say("error", f"{path}: {reason}; it was left out")

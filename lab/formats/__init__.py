@@ -26,8 +26,9 @@ class Format:
 
     name: str
     suffixes: tuple[str, ...]
-    read: Callable[[str], UnitBuilder]
+    read: Callable[..., UnitBuilder]
     description: str
+    parsers: tuple[str, ...] = ()  # the readings it offers (``parser=``), the default first
 
 
 FORMATS = {
@@ -39,7 +40,13 @@ FORMATS = {
             markdown.read,
             "markdown (CommonMark, pipe tables)",
         ),
-        Format("html", (".html", ".htm", ".xhtml"), html.read, "HTML (its extracted text)"),
+        Format(
+            "html",
+            (".html", ".htm", ".xhtml"),
+            html.read,
+            "HTML (its extracted text)",
+            html.PARSERS,
+        ),
         Format("rst", (".rst", ".rest"), rst.read, "reStructuredText (titles by adornment)"),
         Format("text", (".txt",), text.read, "plain text (markdown headings read too)"),
     )
@@ -51,27 +58,38 @@ _HTML_START = re.compile(
 )
 
 
+def suffix_format(name: str) -> str | None:
+    """The format a file name's ending names, or None."""
+    lowered = name.lower()
+    return next((f.name for f in FORMATS.values() if lowered.endswith(f.suffixes)), None)
+
+
 def document_format(name: str, source: str) -> str:
     """The format of a document called ``name``: by its name's ending; else "html" for text that
     opens like an HTML page, and "text" for any other (plain text, markdown headings read too)."""
-    lowered = name.lower()
-    for f in FORMATS.values():
-        if lowered.endswith(f.suffixes):
-            return f.name
+    by_name = suffix_format(name)
+    if by_name is not None:
+        return by_name
     if _HTML_START.match(source[:2000]):
         return "html"
     return DEFAULT_FORMAT
 
 
-def read_document(source: str, name: str, format: str) -> Document:
-    """Read ``source`` in ``format`` (a name in :data:`FORMATS`) into a document."""
-    try:
-        reader = FORMATS[format].read
-    except KeyError:
-        raise ValueError(
-            f"unknown document format {format!r}; choose from {', '.join(FORMATS)}"
-        ) from None
-    return reader(source).document(name, format)
+PARSERS = ("main", "page")  # every reading some format offers; the others ignore the setting
+
+
+def read_document(source: str, name: str, format: str, parser: str | None = None) -> Document:
+    """Read ``source`` in ``format`` (a name in :data:`FORMATS`) into a document; ``parser``
+    chooses the reading of a format that has several (HTML: "main" content or whole "page";
+    None: the format's default) and is ignored by the others."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown document format {format!r}; choose from {', '.join(FORMATS)}")
+    if parser is not None and parser not in PARSERS:
+        raise ValueError(f"unknown parser {parser!r}; choose from {', '.join(PARSERS)}")
+    spec = FORMATS[format]
+    if parser is not None and parser in spec.parsers:
+        return spec.read(source, parser).document(name, format)
+    return spec.read(source).document(name, format)
 
 
 def outline(document: Document) -> list[dict[str, int | str]]:

@@ -29,7 +29,7 @@ from .collection import (
 )
 from .decode import decode_text, normalise_newlines, shift_offset
 from .evidence import Evidence, Locator, locate, preview
-from .formats import document_format, suffix_format
+from .formats import FORMATS, binary_format, document_format, read_binary, suffix_format
 from .parse import Document
 from .problems import CorpusError, InputError
 from .qe import check_question, entry_doc, parse_qe
@@ -178,16 +178,20 @@ def _read_documents(
     for source in sources:
         name = source.name
         try:
-            text, crs = normalise_newlines(decode_text(source.data, f"Document {name!r}"))
-            if len(text) > MAX_DOCUMENT_CHARS:
-                raise CorpusError(
-                    f"Document {name!r} is {len(text):,} characters; "
-                    f"the limit is {MAX_DOCUMENT_CHARS:,}."
-                )
-            if not text.strip():
-                raise CorpusError(f"Document {name!r} is empty.")
-            format = source.format or document_format(name, text)
-            document = parse_source(text, name, format, parser)
+            format = source.format or binary_format(name, source.data)
+            if format is not None and FORMATS.get(format) and FORMATS[format].binary:
+                document, crs = read_binary(source.data, name, format), []
+            else:
+                text, crs = normalise_newlines(decode_text(source.data, f"Document {name!r}"))
+                if len(text) > MAX_DOCUMENT_CHARS:
+                    raise CorpusError(
+                        f"Document {name!r} is {len(text):,} characters; "
+                        f"the limit is {MAX_DOCUMENT_CHARS:,}."
+                    )
+                if not text.strip():
+                    raise CorpusError(f"Document {name!r} is empty.")
+                format = format or document_format(name, text)
+                document = parse_source(text, name, format, parser)
             if not document.units:
                 raise CorpusError(f"Document {name!r} has no text once its markup is removed.")
         except CorpusError as exc:

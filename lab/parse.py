@@ -121,6 +121,12 @@ class Document:
     format: str = "text"  # a name in ``lab.formats.FORMATS``; for HTML ``text`` is extracted
     problems: tuple[str, ...] = ()  # what the parser read leniently (ragged tables, bad HTML)
     headings: tuple[Heading, ...] = ()  # every heading the reader found, in order (the outline)
+    pages: int = 0  # a paged format's (PDF) page count, 0 for the others
+    page_starts: tuple[int, ...] = ()  # where each page after the first starts in ``text``
+
+    def page_at(self, pos: int) -> int | None:
+        """The page (from 1) that offset ``pos`` of the text is on, None when unpaged."""
+        return bisect_right(self.page_starts, pos) + 1 if self.pages else None
 
     @cached_property
     def reference_starts(self) -> list[int]:
@@ -278,6 +284,8 @@ class UnitBuilder:
         self.tables: list[tuple[TableRow | None, list[TableRow]]] = []
         self.table_open = False
         self.problems: list[str] = []
+        self.pages = 0  # a paged format's page count
+        self.page_starts: tuple[int, ...] = ()
 
     def add(self, start: int, end: int, kind: str) -> None:
         text = self.text
@@ -475,6 +483,8 @@ def _structure(
         format=format,
         problems=tuple(builder.problems),
         headings=tuple(headings[i] for i in sorted(headings)),
+        pages=builder.pages,
+        page_starts=builder.page_starts,
     )
     # The columns chunking reads first, filled in as their properties would compute them.
     doc.__dict__.update(unit_ends=ends, unit_provisions=unit_provision)

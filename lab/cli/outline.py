@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import CorpusError, decode_text, document_format, outline, read_document
 from ..decode import normalise_newlines
+from ..formats import binary_format, read_binary
 from .common import add_parser_option, say
 
 OUTLINE_FORMATS = ("table", "json")
@@ -33,9 +34,14 @@ def register(commands) -> None:
 
 def read_outline(path: Path, parser: str | None = None) -> dict:
     """The outline of the document at ``path``: its name, format and headings."""
-    text, _ = normalise_newlines(decode_text(path.read_bytes(), f"Document {path.name!r}"))
-    format = document_format(path.name, text)
-    document = read_document(text, path.name, format, parser)
+    data = path.read_bytes()
+    format = binary_format(path.name, data)
+    if format is not None:
+        document = read_binary(data, path.name, format)
+    else:
+        text, _ = normalise_newlines(decode_text(data, f"Document {path.name!r}"))
+        format = document_format(path.name, text)
+        document = read_document(text, path.name, format, parser)
     return {"name": path.name, "format": format, "headings": outline(document)}
 
 

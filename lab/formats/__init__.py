@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..parse import Document, UnitBuilder
-from . import html, markdown, rst, text
+from ..problems import CorpusError
+from . import docx, html, markdown, pdf, rst, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,7 @@ class Format:
     read: Callable[..., UnitBuilder]
     description: str
     parsers: tuple[str, ...] = ()  # the readings it offers (``parser=``), the default first
+    binary: bool = False  # read from the file's bytes (PDF, DOCX), not from decoded text
 
 
 FORMATS = {
@@ -48,6 +50,10 @@ FORMATS = {
             html.PARSERS,
         ),
         Format("rst", (".rst", ".rest"), rst.read, "reStructuredText (titles by adornment)"),
+        Format(
+            "pdf", (".pdf",), pdf.read, "PDF (its text layer, headings from fonts)", binary=True
+        ),
+        Format("docx", (".docx",), docx.read, "DOCX (headings from styles)", binary=True),
         Format("text", (".txt",), text.read, "plain text (markdown headings read too)"),
     )
 }
@@ -73,6 +79,37 @@ def document_format(name: str, source: str) -> str:
     if _HTML_START.match(source[:2000]):
         return "html"
     return DEFAULT_FORMAT
+
+
+def binary_format(name: str, data: bytes | str) -> str | None:
+    """The binary format (PDF, DOCX) of a document by its name's ending or its first bytes, or
+    None for a text document."""
+    by_name = suffix_format(name)
+    if by_name is not None:
+        return by_name if FORMATS[by_name].binary else None
+    if isinstance(data, bytes):
+        if data[:5] == b"%PDF-":
+            return "pdf"
+        if data[:4] == b"PK\x03\x04" and b"word/" in data[:4000]:
+            return "docx"
+    return None
+
+
+def read_binary(data: bytes | str, name: str, format: str) -> Document:
+    """Read a binary document (PDF, DOCX); one that cannot be read raises
+    :class:`~lab.problems.CorpusError` naming it and the reason."""
+    if isinstance(data, str):
+        raise CorpusError(f"Document {name!r} is a {format.upper()} file given as text")
+    try:
+        builder = FORMATS[format].read(data)
+    except CorpusError as exc:
+        raise CorpusError(f"Document {name!r} {exc}.") from None
+    except ImportError as exc:
+        raise CorpusError(
+            f"Document {name!r} is {format.upper()}, which needs {exc.name}: "
+            "pip install -r requirements.txt"
+        ) from None
+    return builder.document(name, format)
 
 
 PARSERS = ("main", "page")  # every reading some format offers; the others ignore the setting

@@ -15,11 +15,11 @@ element never closed), so the user knows the text may not read as they meant.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
 from ..parse import Document, UnitBuilder
+from .blocks import Block, build
 
 if TYPE_CHECKING:
     from bs4 import Tag
@@ -40,7 +40,6 @@ LAYOUT_SIGNS = frozenset(
     "table h1 h2 h3 h4 h5 h6 ul ol dl pre blockquote form section article".split()
 )
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
-CELL_SEPARATOR = " | "
 
 # Elements that may legally be left open (their end tag is optional), and void elements.
 OPTIONAL_END = frozenset(
@@ -60,20 +59,10 @@ CHROME_ROLES = frozenset("navigation banner contentinfo complementary search".sp
 CONTENT = ("article", "section", "main")
 _CHROME_MARKS = re.compile(
     r"\b(?:toc|table-of-contents|tableofcontents|sidebar|sphinxsidebar\w*|related|breadcrumbs?"
-    r"|headerlink|skip-?link|navbar|nav|menu|site-header|site-footer|copy-?button|copybtn)\b"
+    r"|headerlink|skip-?link|navbar|nav|navheader|navfooter|menu|site-header|site-footer|copy-?button|copybtn)\b"
 )
 PERMALINK_MARKS = frozenset("# \u00b6 \u00a7 \U0001f517 \u2693".split())
 PARSERS = ("main", "page")
-
-
-@dataclass
-class _Block:
-    kind: str  # "heading" | "para" | "item" | "code" | "table"
-    text: str = ""
-    level: int = 0  # heading level
-    marker: str = ""  # list marker, e.g. "- " or "3. "
-    rows: list[tuple[list[str], bool]] = field(default_factory=list)  # table: (cells, header?)
-    first: bool = False  # the first item of its list: a blank line separates it from the last
 
 
 def _words(text: str) -> str:
@@ -92,14 +81,14 @@ class _Walker:
         import bs4
 
         self.main = main
-        self.blocks: list[_Block] = []
+        self.blocks: list[Block] = []
         self.inline: list[str] = []
         self.skipped = (bs4.Comment, bs4.Declaration, bs4.Doctype, bs4.ProcessingInstruction)
         self.string, self.tag = bs4.NavigableString, bs4.Tag
         self.pending: tuple[str, bool] | None = None  # an open list item's marker, first?
         self.numbers: dict[int, int] = {}  # the next number of each open ordered list
 
-    def add(self, block: _Block) -> None:
+    def add(self, block: Block) -> None:
         self.pending = None
         self.blocks.append(block)
 
@@ -110,9 +99,9 @@ class _Walker:
             return
         if self.pending is not None:
             marker, first = self.pending
-            self.add(_Block("item", text, marker=marker, first=first))
+            self.add(Block("item", text, marker=marker, first=first))
         else:
-            self.add(_Block("para", text))
+            self.add(Block("para", text))
 
     def walk(self, root: Tag) -> None:
         """Read ``root``'s children: an explicit stack of nodes to enter, and of ``None`` marks
@@ -147,11 +136,14 @@ class _Walker:
         name = tag.name
         if name == "br":
             self.inline.append(" ")
-        elif name in HEADINGS:
+        elif name in HEADINGS and not (self.main and _is_byline(tag)):
             self.flush()
             text = _heading_text(tag, self.main)
             if text:
-                self.add(_Block("heading", text, level=HEADINGS[name]))
+                self.add(Block("heading", text, level=HEADINGS[name]))
+        elif name in HEADINGS:  # an author's name set as a heading: a line of text
+            self.flush()
+            return [*tag.children, None]
         elif name == "table" and not _lays_out_page(tag):
             self.flush()
             self.table(tag)
@@ -159,7 +151,7 @@ class _Walker:
             self.flush()
             code = tag.get_text().strip("\n")
             if code.strip():
-                self.add(_Block("code", code))
+                self.add(Block("code", code))
         elif name == "li":
             self.flush()
             parent = tag.parent
@@ -179,7 +171,7 @@ class _Walker:
     def table(self, tag: Tag) -> None:
         caption = tag.find("caption")
         if caption is not None and _words(caption.get_text(" ")):
-            self.add(_Block("para", _words(caption.get_text(" "))))
+            self.add(Block("para", _words(caption.get_text(" "))))
         rows = []
         for tr in tag.find_all("tr"):
             if tr.find_parent("table") is not tag:
@@ -190,7 +182,7 @@ class _Walker:
             header = tr.parent.name == "thead" or all(c.name == "th" for c in cells)
             rows.append(([_words(c.get_text(" ")) for c in cells], header))
         if rows:
-            self.add(_Block("table", rows=rows))
+            self.add(Block("table", rows=rows))
 
 
 def _lays_out_page(table: Tag) -> bool:
@@ -210,6 +202,14 @@ def _heading_text(tag: Tag, main: bool) -> str:
     return " ".join(words)
 
 
+def _is_byline(tag: Tag) -> bool:
+    """Whether a heading element holds an author's name (DocBook's ``class="author"``)."""
+    marks = " ".join(
+        [*tag.get("class", ()), *(p.get("class", [""])[0] for p in tag.parents if p.get("class"))]
+    )
+    return "author" in marks.lower()
+
+
 def _main_content(soup: Tag) -> Tag:
     """The page's main element (``main``, or an element with ``role=main``), else the page."""
     found = soup.find("main") or soup.find(attrs={"role": "main"})
@@ -221,43 +221,6 @@ def _int(value, default: int) -> int:
         return int(str(value))
     except (TypeError, ValueError):
         return default
-
-
-def _layout(blocks: list[_Block]) -> tuple[str, list[tuple[_Block, int, list]]]:
-    """The extracted text, and where each block (and each table row and cell) sits in it."""
-    parts: list[str] = []
-    placed = []
-    pos = 0
-    previous = None
-    for block in blocks:
-        if parts:
-            tight = previous == block.kind == "item" and not block.first
-            sep = "\n" if tight else "\n\n"
-            parts.append(sep)
-            pos += len(sep)
-        if block.kind == "table":
-            rows = []
-            for r, (cells, header) in enumerate(block.rows):
-                if r:
-                    parts.append("\n")
-                    pos += 1
-                ranges, start = [], pos
-                for c, cell in enumerate(cells):
-                    if c:
-                        parts.append(CELL_SEPARATOR)
-                        pos += len(CELL_SEPARATOR)
-                    ranges.append((pos, pos + len(cell)))
-                    parts.append(cell)
-                    pos += len(cell)
-                rows.append((start, pos, ranges, header))
-            placed.append((block, -1, rows))
-        else:
-            text = block.marker + block.text
-            placed.append((block, pos, [text]))
-            parts.append(text)
-            pos += len(text)
-        previous = block.kind
-    return "".join(parts), placed
 
 
 def extract(source: str, parser: str = "main") -> tuple[str, UnitBuilder]:
@@ -272,26 +235,8 @@ def extract(source: str, parser: str = "main") -> tuple[str, UnitBuilder]:
     soup = BeautifulSoup(source, "html.parser")
     walker.walk(_main_content(soup) if walker.main else soup)
     walker.flush()
-    text, placed = _layout(walker.blocks)
-    builder = UnitBuilder(text)
-    for block, start, extra in placed:
-        if block.kind == "table":
-            for r, (a, b, cells, header) in enumerate(extra):
-                builder.add_row(a, b, cells)
-                if r == 0 and header:
-                    builder.mark_header()
-            builder.close_table()
-            continue
-        end = start + len(extra[0])
-        if block.kind == "heading":
-            builder.add_heading(start, end, block.level, block.text)
-        elif block.kind == "code":
-            builder.add_block(start, end, "code")
-        elif block.kind == "item":
-            builder.add_prose(start, end, skip=len(block.marker))
-        else:
-            builder.add_prose(start, end)
-    return text, builder
+    builder = build(walker.blocks)
+    return builder.text, builder
 
 
 def read(source: str, parser: str = "main") -> UnitBuilder:

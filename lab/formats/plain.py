@@ -23,9 +23,11 @@ MAX_CHARS = 80
 MAX_CAPS_WORDS = 8
 
 _VERSION = re.compile(
-    r"(?:(?:(?:Noteworthy|User-visible|Major|Notable)\s+)?[Cc]hanges\s+(?:in|for|since)\s+"
-    r"(?:\S+\s+)?|What'?s\s+[Nn]ew\s+in\s+(?:\S+\s+)?)?"
+    r"(?:(?:No\s+)?(?:(?:Noteworthy|User-visible|Major|major|Notable)\s+)?[Cc]hanges\s+"
+    r"(?:in|for|since|from)\s+(?:[A-Z][\w-]*\s+)?|What'?s\s+[Nn]ew\s+in\s+(?:\S+\s+)?"
+    r"|[A-Z][\w-]*\s+(?=v?\d))?"
     r"(?:(?:[Vv]ersion|VERSION|[Rr]elease|RELEASE)\s+)?v?\d+(?:\.\d+)+[\w.+~-]*"
+    r"(?:\s+(?:to|or|and)\s+v?\d+(?:\.\d+)+[\w.+~-]*)?"
     r"(?:\s*(?:[-:,\u2013\u2014]\s*)?[(\[].*|\s+[-\u2013\u2014:]\s+.*|:)?"
 )
 _DEBIAN = re.compile(r"[a-z0-9][a-z0-9.+-]+ \([^)\s]+\) [a-z][\w/-]*(?: [a-z][\w/-]*)*;.*")
@@ -102,12 +104,19 @@ def _listed(lines: list[str], i: int) -> bool:
 
 
 def _outline_headings(lines: list[str]) -> dict[int, tuple[int, str]]:
-    """Emacs outline-mode headings (``* Title``, ``** Sub``) of a file that declares the mode."""
+    """Emacs outline-mode headings (``* Title``, ``** Sub``) of a file that declares the mode:
+    star lines between blank lines that read as titles, not as entries (no sentence end, no
+    colon); release lines without stars at the margin are top-level headings too."""
     found = {}
     for i, line in enumerate(lines):
+        if not _blank_before(lines, i):
+            continue
         m = _OUTLINE.fullmatch(line)
-        if m and _blank_before(lines, i):
-            found[i] = (len(m.group(1)), m.group(2))
+        if m and i + 1 < len(lines) and not lines[i + 1].strip():
+            if len(m.group(2)) <= MAX_CHARS and not re.search(r"[.,;:!]$", m.group(2)):
+                found[i] = (len(m.group(1)), m.group(2))
+        elif not m and not line[:1].isspace() and _VERSION.fullmatch(line.strip()):
+            found[i] = (1, line.strip())
     return found
 
 

@@ -191,7 +191,16 @@ def _read_documents(
                 if not text.strip():
                     raise CorpusError(f"Document {name!r} is empty.")
                 format = format or document_format(name, text)
-                document = parse_source(text, name, format, parser)
+                document = parse_source(text, name, format, parser, source.headings)
+                if source.headings and not FORMATS[format].patterns:
+                    errors.append(
+                        InputError(
+                            f"{name}: heading patterns apply to plain text and markdown; this "
+                            f"{format} document is read without them",
+                            severity="warning",
+                            document=name,
+                        )
+                    )
             if not document.units:
                 raise CorpusError(f"Document {name!r} has no text once its markup is removed.")
         except CorpusError as exc:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from lab import document_format, parse_document, read_document
+from lab import document_format, outline, parse_document, read_document
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -92,7 +92,7 @@ def test_a_documents_format_comes_from_its_name_then_its_opening(name, text, exp
 
 
 def test_an_unknown_format_is_refused_with_the_known_ones():
-    with pytest.raises(ValueError, match="markdown, html, rst, text"):
+    with pytest.raises(ValueError, match="markdown, html, rst, pdf, docx, text"):
         read_document("x", "x", "docx-ish")
 
 
@@ -127,3 +127,56 @@ def test_outline_names_a_document_it_cannot_read_and_prints_the_others(capsys, t
     assert "missing.md: No such file or directory; it was left out" in err
     assert "handbook.md (markdown, 31 headings)" in out
     assert "    ### 1.1 Dark window" in out
+
+
+def _inferred(name, text):
+    from lab import build_corpus
+    from lab.collection import Source
+
+    info = build_corpus([Source(name, text)], None).info[0]
+    return info.type, info.type_source
+
+
+def test_a_man_page_and_an_api_reference_are_references():
+    man = (DATA.parent / "tests/data/real/formats/ls.1.txt").read_text(encoding="utf-8")
+    assert _inferred("ls.1.txt", man) == (
+        "reference",
+        "inferred: 7 of 7 headings are a man page's sections",
+    )
+    api = (
+        "# API\n\n## open_file\n\nOpens.\n\n## close_file\n\nCloses.\n\n## Path.read()\n\nReads.\n"
+    )
+    assert _inferred("api.md", api)[0] == "reference"
+
+
+def test_a_navigation_list_of_bare_links_is_no_procedure():
+    page = (
+        "<html><body><h1>API</h1><p>Other versions:</p><ol><li>v1</li><li>v2</li><li>v3</li>"
+        "<li>v4</li></ol><h2>zlib.compress</h2><p>Compresses data.</p></body></html>"
+    )
+    assert _inferred("api.html", page)[0] != "procedure"
+
+
+def test_manifest_heading_patterns_make_headings_per_document_and_per_type(tmp_path):
+    import json
+
+    from lab import load_collection
+
+    notes = "Release notes\n\n=> Build 17\nFixed the frobnicator.\n\n=> Build 16\nFirst one.\n"
+    (tmp_path / "a.txt").write_text(notes, encoding="utf-8")
+    (tmp_path / "b.md").write_text(notes, encoding="utf-8")
+    manifest = {
+        "documents": [
+            {"path": "a.txt", "headings": ["^=> Build \\d+$"]},
+            {"path": "b.md", "type": "changelog"},
+            {"path": "c.txt", "headings": "not a list"},
+        ],
+        "policy": {"changelog": {"chunker": "structure", "headings": ["^=> Build"]}},
+    }
+    (tmp_path / "c.txt").write_text(notes, encoding="utf-8")
+    (tmp_path / "collection.json").write_text(json.dumps(manifest), encoding="utf-8")
+    corpus = load_collection(tmp_path / "collection.json")
+    titles = [[h["title"] for h in outline(d)] for d in corpus.documents]
+    assert titles == [["=> Build 17", "=> Build 16"], ["=> Build 17", "=> Build 16"], []]
+    (problem,) = [e.message for e in corpus.errors]
+    assert '"headings" must be a list of regular expressions' in problem

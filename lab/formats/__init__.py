@@ -31,6 +31,7 @@ class Format:
     description: str
     parsers: tuple[str, ...] = ()  # the readings it offers (``parser=``), the default first
     binary: bool = False  # read from the file's bytes (PDF, DOCX), not from decoded text
+    patterns: bool = False  # takes heading patterns (the manifest's "headings")
 
 
 FORMATS = {
@@ -41,6 +42,7 @@ FORMATS = {
             (".md", ".markdown", ".mdown", ".mkd"),
             markdown.read,
             "markdown (CommonMark, pipe tables)",
+            patterns=True,
         ),
         Format(
             "html",
@@ -54,7 +56,9 @@ FORMATS = {
             "pdf", (".pdf",), pdf.read, "PDF (its text layer, headings from fonts)", binary=True
         ),
         Format("docx", (".docx",), docx.read, "DOCX (headings from styles)", binary=True),
-        Format("text", (".txt",), text.read, "plain text (markdown headings read too)"),
+        Format(
+            "text", (".txt",), text.read, "plain text (markdown headings read too)", patterns=True
+        ),
     )
 }
 DEFAULT_FORMAT = "text"
@@ -115,10 +119,33 @@ def read_binary(data: bytes | str, name: str, format: str) -> Document:
 PARSERS = ("main", "page")  # every reading some format offers; the others ignore the setting
 
 
-def read_document(source: str, name: str, format: str, parser: str | None = None) -> Document:
+def heading_patterns(patterns: object, what: str) -> tuple[re.Pattern, ...]:
+    """The regular expressions of a manifest's ``"headings"`` list; ``ValueError`` naming
+    ``what`` when it is no list of valid patterns."""
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise ValueError(f'{what}: "headings" must be a list of regular expressions')
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as exc:
+            raise ValueError(
+                f"{what}: the heading pattern {pattern!r} is invalid ({exc})"
+            ) from None
+    return tuple(compiled)
+
+
+def read_document(
+    source: str,
+    name: str,
+    format: str,
+    parser: str | None = None,
+    headings: tuple[re.Pattern, ...] = (),
+) -> Document:
     """Read ``source`` in ``format`` (a name in :data:`FORMATS`) into a document; ``parser``
     chooses the reading of a format that has several (HTML: "main" content or whole "page";
-    None: the format's default) and is ignored by the others."""
+    None: the format's default) and is ignored by the others; lines ``headings`` match are
+    headings in the formats that take patterns (plain text, markdown)."""
     if format not in FORMATS:
         raise ValueError(f"unknown document format {format!r}; choose from {', '.join(FORMATS)}")
     if parser is not None and parser not in PARSERS:
@@ -126,6 +153,8 @@ def read_document(source: str, name: str, format: str, parser: str | None = None
     spec = FORMATS[format]
     if parser is not None and parser in spec.parsers:
         return spec.read(source, parser).document(name, format)
+    if headings and spec.patterns:
+        return spec.read(source, headings).document(name, format)
     return spec.read(source).document(name, format)
 
 

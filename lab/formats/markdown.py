@@ -51,9 +51,10 @@ def _title(inline) -> str:
 
 
 class _Reader(ProseBatch):
-    def __init__(self, text: str):
+    def __init__(self, text: str, patterns: tuple[re.Pattern, ...] = ()):
         super().__init__(text)
         self.starts = _line_starts(text)
+        self.patterns = patterns
 
     def line_end(self, line: int) -> int:
         """Where line ``line`` ends, before its line break."""
@@ -63,6 +64,20 @@ class _Reader(ProseBatch):
 
     def span(self, lines: list[int]) -> tuple[int, int]:
         return self.starts[lines[0]], self.line_end(lines[1] - 1)
+
+    def pattern_heading(self, lines: list[int], start: int, end: int) -> bool:
+        """Read a paragraph whose first line a pattern matches as that heading and the rest;
+        False when none matches."""
+        first_end = self.line_end(lines[0])
+        line = self.text[start:first_end].strip()
+        if not any(p.search(line) for p in self.patterns):
+            return False
+        self.add_heading(
+            start + _CONTAINER.match(self.text, start, first_end).end() - start, first_end, 2, line
+        )
+        if lines[1] - lines[0] > 1:
+            self.add_prose(self.starts[lines[0] + 1], end)
+        return True
 
     def run(self) -> None:
         tokens = _parser().parse(self.text)
@@ -87,6 +102,8 @@ class _Reader(ProseBatch):
                 if fresh and items and token.map[0] == items[-1]:
                     marker = _MARKER.match(self.text, s, e)
                     self.add_prose(s, e, skip=marker.end() - s if marker else 0)
+                elif self.patterns and self.pattern_heading(token.map, s, e):
+                    pass
                 else:
                     self.add_prose(_CONTAINER.match(self.text, s, e).end(), e)
                 fresh = False
@@ -109,8 +126,9 @@ class _Reader(ProseBatch):
 
 
 @gc_paused()
-def read(source: str) -> UnitBuilder:
-    """The units of markdown ``source``."""
-    reader = _Reader(source)
+def read(source: str, headings: tuple[re.Pattern, ...] = ()) -> UnitBuilder:
+    """The units of markdown ``source``; a paragraph whose first line ``headings`` match starts
+    with that heading."""
+    reader = _Reader(source, headings)
     reader.run()
     return reader

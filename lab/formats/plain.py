@@ -22,7 +22,7 @@ import re
 MAX_CHARS = 80
 MAX_CAPS_WORDS = 8
 
-_VERSION = re.compile(
+RELEASE = re.compile(
     r"(?:(?:No\s+)?(?:(?:Noteworthy|User-visible|Major|major|Notable)\s+)?[Cc]hanges\s+"
     r"(?:in|for|since|from)\s+(?:[A-Z][\w-]*\s+)?|What'?s\s+[Nn]ew\s+in\s+(?:\S+\s+)?"
     r"|[A-Z][\w-]*\s+(?=v?\d))?"
@@ -47,7 +47,7 @@ _UNDERLINE = re.compile(r"[ \t]*([=\-~^*+#_])\1{2,}[ \t]*")
 # Each shape: its name, its pattern, the level its headings get, and whether it must stand at
 # the margin (no indentation).
 SHAPES = (
-    ("version", _VERSION, 2, False),
+    ("version", RELEASE, 2, False),
     ("debian", _DEBIAN, 2, True),
     ("clause", _CLAUSE, 2, False),
     ("caps", _CAPS, 2, True),
@@ -115,7 +115,7 @@ def _outline_headings(lines: list[str]) -> dict[int, tuple[int, str]]:
         if m and i + 1 < len(lines) and not lines[i + 1].strip():
             if len(m.group(2)) <= MAX_CHARS and not re.search(r"[.,;:!]$", m.group(2)):
                 found[i] = (len(m.group(1)), m.group(2))
-        elif not m and not line[:1].isspace() and _VERSION.fullmatch(line.strip()):
+        elif not m and not line[:1].isspace() and RELEASE.fullmatch(line.strip()):
             found[i] = (1, line.strip())
     return found
 

@@ -63,7 +63,12 @@ def _atx(line: str) -> tuple[int, str] | None:
 
 
 class LineReader(ProseBatch):
-    """Reads markdown or plain text line by line into units."""
+    """Reads markdown or plain text line by line into units; a line that matches one of
+    ``patterns`` (regular expressions, the manifest's ``"headings"``) is a heading too."""
+
+    def __init__(self, text: str, patterns: tuple[re.Pattern, ...] = ()):
+        super().__init__(text)
+        self.patterns = patterns
 
     def numbered_heading(
         self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
@@ -92,12 +97,20 @@ class LineReader(ProseBatch):
             return title_end, level, f"{number} {rest[: first.start()]}", title_end
         return (m.end(2) if dot else m.end(1)), level, number, rest_start
 
-    @staticmethod
-    def plain_headings(lines: list[str]) -> dict[int, tuple[int, str]]:
-        """The plain-text heading lines (:func:`lab.formats.plain.plain_headings`), none of them
-        in a code fence."""
+    def plain_headings(self, lines: list[str]) -> dict[int, tuple[int, str]]:
+        """The plain-text heading lines (:func:`lab.formats.plain.plain_headings`) and those the
+        patterns match, none of them in a code fence."""
         fenced = any("```" in line or "~~~" in line for line in lines)
-        return plain_headings(lines, fenced_lines(lines) if fenced else set())
+        skip = fenced_lines(lines) if fenced else set()
+        found = plain_headings(lines, skip)
+        for i, line in enumerate(lines):
+            if (
+                i not in skip
+                and line.strip()
+                and any(p.search(line.strip()) for p in self.patterns)
+            ):
+                found[i] = (2, line.strip())
+        return found
 
     @staticmethod
     def join_lines(
@@ -265,9 +278,10 @@ class LineReader(ProseBatch):
 
 
 @gc_paused()
-def read(source: str) -> LineReader:
-    """The units of plain text (or leniently read markdown) ``source``."""
-    reader = LineReader(source)
+def read(source: str, headings: tuple[re.Pattern, ...] = ()) -> LineReader:
+    """The units of plain text (or leniently read markdown) ``source``; lines ``headings``
+    match are headings too."""
+    reader = LineReader(source, headings)
     reader.run()
     return reader
 

@@ -51,7 +51,7 @@ from .corpus import (
 from .decode import decode_text
 from .depth import Depth, ranking_depth
 from .drafting import Draft, Endpoint, LLMError, draft_questions
-from .formats import FORMATS, document_format, outline, read_document
+from .formats import FORMATS, binary_format, document_format, outline, read_binary, read_document
 from .formats.html import parse_html
 from .formats.text import parse_document
 from .importers import FORMATS as IMPORT_FORMATS
@@ -150,6 +150,8 @@ __all__ = [
     "parse_document",
     "parse_html",
     "read_document",
+    "read_binary",
+    "binary_format",
     "outline",
     "document_format",
     "FORMATS",

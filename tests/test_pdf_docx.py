@@ -105,3 +105,12 @@ def test_outline_reads_pdf_and_docx_from_the_command_line(capsys):
     assert main(["outline", "--format", "json", str(REAL / "zstd-README.docx")]) == 0
     (entry,) = json.loads(capsys.readouterr().out)
     assert entry["format"] == "docx" and len(entry["headings"]) == 14
+
+
+def test_the_drill_down_names_the_page_a_pdfs_evidence_is_on():
+    from ui.context import where
+
+    corpus = build_corpus([Source("spec.pdf", PDF)], None)
+    doc = corpus.documents[0]
+    at = doc.text.index("The MIME database is NOT intended to store user preferences")
+    assert where(corpus, 0, at) == "2.17 User modification (page 17)"

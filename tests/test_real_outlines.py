@@ -108,3 +108,18 @@ if __name__ == "__main__":
             f"| {format} | {row['documents']} | {row['precision']:.2f} | {row['recall']:.2f} "
             f"| {row['f1']:.2f} | {row['levels']:.2f} |"
         )
+
+
+def test_the_real_documents_collection_runs_with_its_questions():
+    pytest.importorskip("pypdf", reason="PDF needs pypdf (requirements.txt)")
+    from lab import LabConfig, load_collection, run_lab
+
+    corpus = load_collection(REAL / "formats" / "collection.json")
+    assert len(corpus.documents) == 8 and len(corpus.questions) == 27
+    assert not corpus.errors
+    assert {i.format for i in corpus.info} == {"text", "markdown", "rst", "html", "pdf"}
+    result = run_lab(
+        corpus, LabConfig(split="all", chunkers=("fixed", "structure"), modes=("flat",))
+    )
+    recall = result.metrics_frame().set_index("chunker")["complete"]
+    assert recall["structure"] > recall["fixed"]

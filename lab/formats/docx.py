@@ -8,6 +8,7 @@ import io
 import re
 import zipfile
 
+from ..parse import UnitBuilder
 from ..problems import CorpusError
 from .blocks import Block, build
 
@@ -73,6 +74,6 @@ def blocks_of(document) -> list[Block]:
     return blocks
 
 
-def read(data: bytes, name: str = "document.docx"):
+def read(data: bytes) -> UnitBuilder:
     """The units of DOCX ``data``."""
     return build(blocks_of(_open(data)))

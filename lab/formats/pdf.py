@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..parse import UnitBuilder
 from ..problems import CorpusError
 from .blocks import Block, build
 
@@ -147,7 +148,7 @@ def blocks_of(lines: list[_Line], pages: int) -> list[Block]:
     return blocks
 
 
-def read(data: bytes, name: str = "document.pdf"):
+def read(data: bytes) -> UnitBuilder:
     """The units of PDF ``data``'s text layer, headings read from its fonts."""
     reader = _open(data)
     lines = _lines(reader)

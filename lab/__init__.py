@@ -50,6 +50,7 @@ from .corpus import (
 )
 from .decode import decode_text
 from .depth import Depth, ranking_depth
+from .diagnosis import context_note
 from .drafting import Draft, Endpoint, LLMError, draft_questions
 from .formats import FORMATS, binary_format, document_format, outline, read_binary, read_document
 from .formats.html import parse_html
@@ -134,6 +135,7 @@ __all__ = [
     "compare",
     "compare_results",
     "configure",
+    "context_note",
     "differences",
     "explain",
     "leaders",

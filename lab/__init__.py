@@ -56,7 +56,7 @@ from .formats import FORMATS, binary_format, document_format, outline, read_bina
 from .formats.html import parse_html
 from .formats.text import parse_document
 from .importers import FORMATS as IMPORT_FORMATS
-from .importers import Imported, collection_files, import_dataset, recognise
+from .importers import Imported, collection_files, import_dataset, open_files, recognise
 from .index import Index, build_index
 from .marking import Hit, next_id, qe_text, question_items, search
 from .metrics import DIAGNOSES, EXPLAIN, KS
@@ -178,6 +178,7 @@ __all__ = [
     "Imported",
     "collection_files",
     "import_dataset",
+    "open_files",
     "recognise",
     "Hit",
     "next_id",

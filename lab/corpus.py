@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from .collection import (
@@ -79,6 +80,12 @@ class Corpus:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Corpus) and other.digest == self.digest
+
+    @cached_property
+    def documents_digest(self) -> str:
+        """What an index is built from: the documents with their types, metadata and formats,
+        and the policy. Corpora that differ only in their questions share it."""
+        return _documents_hash(self.documents, self.info, self.policy).hexdigest()[:16]
 
     def split(self, split: str) -> tuple[Question, ...]:
         """Questions of ``split`` ("train", "test" or "all")."""
@@ -330,11 +337,7 @@ def build_corpus(
         )
         questions = [replace(q, filter=()) for q in questions]
 
-    digest = hashlib.sha256()
-    for d, info in zip(parsed, infos, strict=True):
-        digest.update(d.name.encode() + b"\0" + d.text.encode() + b"\0")
-        digest.update(json.dumps([info.type, info.meta, info.format]).encode())
-    digest.update(json.dumps(policy.as_dict(), sort_keys=True).encode())
+    digest = _documents_hash(parsed, infos, policy)
     digest.update(
         json.dumps(
             [
@@ -352,6 +355,16 @@ def build_corpus(
         policy,
         title,
     )
+
+
+def _documents_hash(documents: Sequence[Document], infos: Sequence[DocumentInfo], policy: Policy):
+    """The sha256 of what an index is built from (see ``Corpus.documents_digest``)."""
+    digest = hashlib.sha256()
+    for d, info in zip(documents, infos, strict=True):
+        digest.update(d.name.encode() + b"\0" + d.text.encode() + b"\0")
+        digest.update(json.dumps([info.type, info.meta, info.format]).encode())
+    digest.update(json.dumps(policy.as_dict(), sort_keys=True).encode())
+    return digest
 
 
 def load_corpus(

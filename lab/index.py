@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from dataclasses import dataclass, field
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -51,6 +51,30 @@ def training_for(corpus: Corpus, doc: int) -> Training:
     )
 
 
+def training_key(corpus: Corpus, chunker: str) -> tuple | None:
+    """What ``chunker`` learns from the corpus's questions: the evidence of its train
+    questions, in unit terms and in order (None: it learns nothing)."""
+    if not learns(corpus, chunker):
+        return None
+    return tuple(tuple((e.doc, e.first, e.last) for e in q.evidence) for q in corpus.split("train"))
+
+
+# What an index computes from its documents alone, kept when it moves to other questions.
+QUESTION_FREE = (
+    "doc_of",
+    "words",
+    "delivered_tokens",
+    "delivered_marks",
+    "delivery_keys",
+    "vectors",
+    "graph",
+    "doc_names",
+    "pick_fields",
+    "heading_starts",
+    "source_table",
+)
+
+
 @dataclass(frozen=True, eq=False)
 class Index:
     """The chunks of one chunker over a corpus, with BM25 and (on demand) the chunk graph."""
@@ -68,6 +92,20 @@ class Index:
     late: bool = False
     cuts: tuple[tuple[int, ...], ...] = field(default=(), repr=False)  # per document (Plan.cuts)
     doc_sizes: tuple[int, ...] = ()  # the L each document was cut with (by-type: its policy's)
+
+    def over(self, corpus: Corpus) -> Index:
+        """This index for ``corpus``: the same documents with other questions, from which the
+        chunker learns what it learned here (``training_key`` equal). Chunks, BM25, vectors and
+        the chunk graph are shared; which chunks hold each evidence span is found afresh."""
+        if corpus.documents_digest != self.corpus.documents_digest:
+            raise ValueError("an index moves only to a corpus of the same documents")
+        if training_key(corpus, self.chunker) != training_key(self.corpus, self.chunker):
+            raise ValueError(f"{self.chunker} learns from other train questions in that corpus")
+        moved = replace(self, corpus=corpus)
+        for name in QUESTION_FREE:
+            if name in self.__dict__:
+                moved.__dict__[name] = self.__dict__[name]
+        return moved
 
     def limit(self, chunk: Chunk) -> int:
         """The size limit ``L`` the chunk's document was cut with."""
@@ -149,8 +187,9 @@ class Index:
         return {key: np.asarray(ks, dtype=np.int64) for key, ks in self.holder_lists.items()}
 
     @cached_property
-    def holder_lists(self) -> dict[tuple, tuple[int, ...]]:
-        """``holders`` as tuples of ints (ascending), for scoring question by question."""
+    def source_table(self) -> dict[int, tuple[list[tuple[int, int, int]], list[int], int]]:
+        """Per document, every source range of a chunk as ``(start, end, chunk)`` in order,
+        their starts, and the longest range's length: where ``holder_lists`` looks."""
         by_doc: dict[int, list[tuple[int, int, int]]] = {}
         for k, c in enumerate(self.chunks):
             for s, e in c.source:
@@ -160,6 +199,12 @@ class Index:
             ranges.sort()
             longest = max(e - s for s, e, _ in ranges)
             tables[doc] = (ranges, [s for s, _, _ in ranges], longest)
+        return tables
+
+    @cached_property
+    def holder_lists(self) -> dict[tuple, tuple[int, ...]]:
+        """``holders`` as tuples of ints (ascending), for scoring question by question."""
+        tables = self.source_table
 
         def holding(doc: int, start: int, end: int) -> set[int]:
             ranges, starts, longest = tables.get(doc, ([], [], 0))
@@ -186,9 +231,32 @@ class Index:
         names = self.doc_names
         return [(c.id, c.words, c.source, names[c.doc]) for c in self.chunks]
 
+    @cached_property
+    def heading_starts(self) -> int:
+        """How many chunks start at a heading (:func:`starts_at_heading`)."""
+        return sum(starts_at_heading(self, c) for c in self.chunks)
+
     def holding(self, ev) -> np.ndarray:
         """Indices of chunks one of whose source ranges contains evidence ``ev``."""
         return self.holders[ev.key]
+
+
+def starts_at_heading(index: Index, chunk) -> bool:
+    """True when the chunk's body begins at a heading line, or right after one whose path its
+    prefix carries."""
+    doc = index.corpus.documents[chunk.doc]
+    text, start = doc.text, chunk.start
+    while start < chunk.end and text[start].isspace():
+        start += 1
+    u = bisect_left(doc.unit_starts, start)
+    if u == len(doc.units) or doc.unit_starts[u] != start:
+        return False
+    unit = doc.units[u]
+    if unit.kind == "heading":
+        return True
+    return (
+        u > 0 and doc.units[u - 1].kind == "heading" and unit.provision in chunk.prefix_provisions
+    )
 
 
 def chunk_tokens(doc, chunk: Chunk) -> list[str]:

@@ -20,7 +20,6 @@ from itertools import accumulate, chain, count, pairwise, repeat
 from operator import add
 from typing import NamedTuple
 
-from .gc_pause import gc_paused
 from .sentences import Breaks, _sentences, _trim, sentence_breaks
 from .text import tokenize, tokenize_many
 
@@ -162,8 +161,7 @@ class Document:
     def unit_tokens(self) -> list[list[str]]:
         """BM25 tokens of every unit (tokens never cross a unit boundary)."""
         text = self.text
-        with gc_paused():
-            return tokenize_many([text[u.start : u.end] for u in self.units])
+        return tokenize_many([text[u.start : u.end] for u in self.units])
 
     def tokens(self, start: int, end: int) -> list[str]:
         """Tokens of ``text[start:end]``, from the units' tokens when the range is whole units."""

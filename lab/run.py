@@ -17,8 +17,7 @@ from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, w
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .corpus import Corpus, InputError, Question
 from .diagnosis import context_note
-from .gc_pause import gc_paused
-from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
+from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns, training_key
 from .metrics import (
     IndexStats,
     Metrics,
@@ -561,7 +560,9 @@ def bounded_get(lock: threading.Lock, table: OrderedDict, key, make: Callable, l
 
 class LabCache:
     """Indexes and rankings kept for reuse across runs, sweeps and budgets (least recently used
-    ones dropped past ``max_indexes``). Safe to share between threads."""
+    ones dropped past ``max_indexes``). An index serves every corpus of the same documents
+    whose questions teach its chunker the same (all of them, for a chunker that learns
+    nothing), so writing a question does not chunk again. Safe to share between threads."""
 
     def __init__(self, max_indexes: int = 32):
         self.max_indexes = max_indexes
@@ -575,7 +576,7 @@ class LabCache:
     ) -> Index:
         size = size or config.size
         key = _index_key(corpus, config, chunker, size)
-        return bounded_get(
+        index = bounded_get(
             self._lock,
             self._indexes,
             key,
@@ -591,6 +592,13 @@ class LabCache:
             ),
             self.max_indexes,
         )
+        if index.corpus.digest == corpus.digest:
+            return index
+        moved = index.over(corpus)  # the same documents with other questions: chunked already
+        with self._lock:
+            if key in self._indexes:
+                self._indexes[key] = moved
+        return moved
 
     def stats(self, index: Index, budget: int) -> IndexStats:
         """``index_stats(index, budget)``, kept while the index lives (``KEPT_BUDGETS`` each)."""
@@ -601,14 +609,21 @@ class LabCache:
         )
 
     def retrieval(
-        self, index: Index, config: LabConfig, mode: str, unfiltered: bool = False
+        self,
+        index: Index,
+        config: LabConfig,
+        mode: str,
+        unfiltered: bool = False,
+        ids: tuple[str, ...] | None = None,
     ) -> Retrieval:
-        """Rankings of the split's questions, with their metadata filters as ``config.filters``
-        says (``unfiltered``: only the questions that have one, ranked as if they had none)."""
+        """Rankings of the split's questions (``ids``: of those questions, whatever their
+        split), with their metadata filters as ``config.filters`` says (``unfiltered``: only the
+        questions that have one, ranked as if they had none)."""
         filters = config.filters and not unfiltered
         key = (
             _index_key(index.corpus, config, index.chunker, index.size),
-            config.split,
+            index.corpus.digest,
+            ids if ids is not None else config.split,
             mode,
             config.rerank,
             config.rerank_top,
@@ -616,6 +631,8 @@ class LabCache:
             unfiltered,
         )
         questions = index.corpus.split(config.split)
+        if ids is not None:
+            questions = tuple(q for q in index.corpus.questions if q.id in ids)
         if unfiltered:
             questions = tuple(q for q in questions if q.filter)
         return bounded_get(
@@ -630,9 +647,10 @@ class LabCache:
 
 
 def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tuple:
-    """Everything an index depends on."""
+    """Everything an index depends on: the questions only as far as its chunker learns."""
     return (
-        corpus.digest,
+        corpus.documents_digest,
+        training_key(corpus, chunker),
         chunker,
         size,
         config.overlap,
@@ -666,29 +684,44 @@ def run_lab(
     config: LabConfig | None = None,
     progress: Progress | None = None,
     cache: LabCache | None = None,
+    *,
+    questions: Sequence[str] | None = None,
 ) -> LabResult:
-    """Run every configured chunker in every configured mode on the questions of the split.
-    With metadata filters on, questions that have one are also ranked without it: each run's
+    """Run every configured chunker in every configured mode on the questions of the split
+    (``questions``: on the questions with these ids, whatever their split). With metadata
+    filters on, questions that have one are also ranked without it: each run's
     ``unfiltered_metrics`` say what recall would be without filters."""
-    with gc_paused():
-        return _run_lab(corpus, config or LabConfig(), progress, cache or LabCache())
+    ids = None
+    if questions is not None:
+        ids = tuple(dict.fromkeys(questions))
+        unknown = sorted(set(ids) - {q.id for q in corpus.questions})
+        if unknown:
+            raise ValueError(f"no question of the corpus has the id(s) {', '.join(unknown)}")
+    return _run_lab(corpus, config or LabConfig(), progress, cache or LabCache(), ids)
 
 
 def _run_lab(
-    corpus: Corpus, config: LabConfig, progress: Progress | None, cache: LabCache
+    corpus: Corpus,
+    config: LabConfig,
+    progress: Progress | None,
+    cache: LabCache,
+    ids: tuple[str, ...] | None,
 ) -> LabResult:
     runs = []
     total = len(config.chunkers) * len(config.modes)
-    filtered = config.filters and any(q.filter for q in corpus.split(config.split))
+    asked = (
+        corpus.split(config.split) if ids is None else [q for q in corpus.questions if q.id in ids]
+    )
+    filtered = config.filters and any(q.filter for q in asked)
     for chunker in config.chunkers:
         index = cache.index(corpus, config, chunker)
         stats = cache.stats(index, config.budget)
         for mode in config.modes:
-            retrieval = cache.retrieval(index, config, mode)
+            retrieval = cache.retrieval(index, config, mode, ids=ids)
             results = retrieval.evaluate(config.budget)
             unfiltered, without = (), None
             if filtered:
-                unfiltered = cache.retrieval(index, config, mode, True).evaluate(config.budget)
+                unfiltered = cache.retrieval(index, config, mode, True, ids).evaluate(config.budget)
                 replaced = {r.id: r for r in unfiltered}
                 without = aggregate([replaced.get(r.id, r) for r in results])
             metrics = retrieval.metrics(config.budget)
@@ -813,11 +846,10 @@ def sweep(
     else:
         cache = cache or LabCache()
         parts = []
-        with gc_paused():
-            for chunker, size in cells:
-                parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
-                if progress:
-                    progress(len(parts), len(cells))
+        for chunker, size in cells:
+            parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
+            if progress:
+                progress(len(parts), len(cells))
     return SweepResult(config, tuple(row for part in parts for row in part))
 
 

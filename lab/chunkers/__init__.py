@@ -8,7 +8,6 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from ..gc_pause import gc_paused
 from ..parse import Document, fast_constructor
 from . import (  # noqa: F401  (register the chunkers)
     by_type,
@@ -152,7 +151,6 @@ def reference_excerpt(
     return start, end
 
 
-@gc_paused()
 def chunk_document(
     doc: Document,
     doc_index: int,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..gc_pause import gc_paused
 from ..parse import UnitBuilder, _cells
 from .prose import ProseBatch
 
@@ -125,7 +124,6 @@ class _Reader(ProseBatch):
                 fresh = False
 
 
-@gc_paused()
 def read(source: str, headings: tuple[re.Pattern, ...] = ()) -> UnitBuilder:
     """The units of markdown ``source``; a paragraph whose first line ``headings`` match starts
     with that heading."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-from ..gc_pause import gc_paused
 from ..parse import _lines
 from .prose import ProseBatch
 
@@ -152,7 +151,6 @@ class _Reader(ProseBatch):
             i = stop
 
 
-@gc_paused()
 def read(source: str) -> ProseBatch:
     """The units of reStructuredText ``source``."""
     reader = _Reader(source)

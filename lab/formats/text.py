@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from ..gc_pause import gc_paused
 from ..parse import Document, _cells, _heading, _lines
 from ..sentences import _SENTENCE_END
 from .plain import fenced_lines, plain_headings
@@ -277,7 +276,6 @@ class LineReader(ProseBatch):
             self.add_block(fence_start, len(text), "code")
 
 
-@gc_paused()
 def read(source: str, headings: tuple[re.Pattern, ...] = ()) -> LineReader:
     """The units of plain text (or leniently read markdown) ``source``; lines ``headings``
     match are headings too."""
@@ -286,7 +284,6 @@ def read(source: str, headings: tuple[re.Pattern, ...] = ()) -> LineReader:
     return reader
 
 
-@gc_paused()
 def parse_document(text: str, name: str = "document") -> Document:
     """Parse ``text`` (plain, or markdown read leniently) into units, provisions and resolved
     cross-references."""

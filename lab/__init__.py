@@ -63,13 +63,15 @@ from .decode import decode_text
 from .depth import Depth, ranking_depth
 from .diagnosis import context_note
 from .drafting import Draft, Endpoint, LLMError, draft_questions
-from .html_doc import parse_html
+from .formats import FORMATS, binary_format, document_format, outline, read_binary, read_document
+from .formats.html import parse_html
+from .formats.text import parse_document
 from .importers import FORMATS as IMPORT_FORMATS
 from .importers import Imported, collection_files, import_dataset, open_files, recognise
 from .index import Index, build_index
 from .marking import Hit, next_id, qe_text, question_items, search
 from .metrics import DIAGNOSES, EXPLAIN, KS
-from .parse import Document, parse_document
+from .parse import Document
 from .qe import MAX_QE_CHARS, parse_qe
 from .retrieve import LEXICAL_MODES, MODES
 from .run import (
@@ -153,6 +155,12 @@ __all__ = [
     "percent_text",
     "parse_document",
     "parse_html",
+    "read_document",
+    "read_binary",
+    "binary_format",
+    "outline",
+    "document_format",
+    "FORMATS",
     "ranking_depth",
     "reference_placement",
     "question_count",

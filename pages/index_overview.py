@@ -26,6 +26,7 @@ if documents.is_collection(corpus):
         hide_index=True,
     )
     documents.policy_nudge(corpus, settings.chunkers)
+overview.outline_view(corpus)
 result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")

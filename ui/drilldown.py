@@ -232,7 +232,10 @@ def _build_view(
     blocks = []
     for k in ex.context.picked:
         c = index.chunks[k]
-        title = f"#{int(positions[k]) + 1} · {c.id} · {documents[c.doc].name} · {c.words} words"
+        page = documents[c.doc].page_at(c.source[0][0]) if c.source else None
+        on_page = f" · page {page}" if page is not None else ""
+        name = documents[c.doc].name + on_page
+        title = f"#{int(positions[k]) + 1} · {c.id} · {name} · {c.words} words"
         spans, numbers = evidence_in(q, c.doc)
         blocks.append(chunk_html(title, c, documents[c.doc].text, spans, numbers))
     return View(

@@ -29,6 +29,7 @@ from .. import (
 from ..adaptive import ADAPTIVE
 from ..config import embedder_for, reranker_for
 from ..embed import DEFAULT_MODEL, DenseUnavailable
+from ..formats import PARSERS
 from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -90,15 +91,26 @@ def positive_int(value: str) -> int:
     return number
 
 
+def add_parser_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--parser",
+        choices=PARSERS,
+        default=None,
+        help="how formats with several readings are read: HTML's main content (main, the "
+        "default) or the whole page (page)",
+    )
+
+
 def add_experiment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--doc",
         action="append",
         type=Path,
         metavar="PATH",
-        help="document (markdown, text or HTML, UTF-8); repeat for several "
+        help="document (markdown, text, reStructuredText or HTML, UTF-8); repeat for several "
         "(default: the bundled handbook)",
     )
+    add_parser_option(p)
     p.add_argument(
         "--collection",
         type=Path,
@@ -303,11 +315,13 @@ def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:
             )
         if args.type:
             raise ValueError("--type goes with --doc; a manifest gives each document its type")
-        return load_collection(args.collection, args.qe), args.qe or args.collection
+        corpus = load_collection(args.collection, args.qe, args.parser)
+        return corpus, args.qe or args.collection
     if args.doc is None:
         if args.type:
             raise ValueError("--type names the type of a --doc document; give --doc too")
-        return load_corpus([DEFAULT_DOC], args.qe or DEFAULT_QE), args.qe or DEFAULT_QE
+        corpus = load_corpus([DEFAULT_DOC], args.qe or DEFAULT_QE, parser=args.parser)
+        return corpus, args.qe or DEFAULT_QE
     if args.qe is None:
         raise ValueError(
             "--qe PATH is required with --doc: the bundled questions belong to the bundled handbook"
@@ -317,7 +331,7 @@ def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:
         raise ValueError(
             f"two --doc files share a name ({', '.join(stems)}); documents are named by file stem"
         )
-    return load_corpus(list(args.doc), args.qe, dict(args.type)), args.qe
+    return load_corpus(list(args.doc), args.qe, dict(args.type), args.parser), args.qe
 
 
 def load_corpus_of(args: argparse.Namespace) -> Corpus:

@@ -124,6 +124,7 @@ def shown(text: str) -> str:
 
 def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str:
     """What cleaning the link (:func:`links.clean`) changed, in words."""
+    key = shown(fix.key)
     given = ", ".join(shown(v) for v in fix.given)
     now = md_escape(fix.used) if fix.used is not None else None
     if fix.key in EXPECTED:
@@ -133,17 +134,15 @@ def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str
         expect = f"a whole number from {low} to {high}"
     if fix.why == "repeated":
         return (
-            f"The link gives **{fix.key}** {len(fix.given)} times ({given}): a setting takes "
+            f"The link gives **{key}** {len(fix.given)} times ({given}): a setting takes "
             f"one value, so the last one counts: **{now}**."
         )
     if fix.why == "not a number":
         default = ", ".join(md_escape(v) for v in settings.params().get(fix.key, []))
         default = default or "its default"
-        return (
-            f"Ignored **{fix.key}={given}** from the link: expected {expect}. Using **{default}**."
-        )
+        return f"Ignored **{key}={given}** from the link: expected {expect}. Using **{default}**."
     verb = "Clamped" if fix.why == "clamped" else "Rounded"
-    return f"{verb} **{fix.key}={given}** from the link to **{now}**: expected {expect}."
+    return f"{verb} **{key}={given}** from the link to **{now}**: expected {expect}."
 
 
 def url_notices(
@@ -165,7 +164,7 @@ def url_notices(
         rejected = [v for v in given if not _accepted(name, v, used[name])]
         if not rejected:
             continue
-        bad = ", ".join(f"{key}={shown(v)}" for v in rejected)
+        bad = ", ".join(f"{shown(key)}={shown(v)}" for v in rejected)
         now = ", ".join(md_escape(v) for v in used[name]) or "none"
         notices.append(
             f"Ignored **{bad}** from the link: expected "

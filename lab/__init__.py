@@ -55,6 +55,7 @@ from .html_doc import parse_html
 from .importers import FORMATS as IMPORT_FORMATS
 from .importers import Imported, collection_files, import_dataset, recognise
 from .index import Index, build_index
+from .jsonread import loads_or_none as json_or_none
 from .marking import Hit, next_id, qe_text, question_items, search
 from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
@@ -140,6 +141,7 @@ __all__ = [
     "uses_embeddings",
     "load_corpus",
     "decode_text",
+    "json_or_none",
     "parse_qe",
     "mcnemar_exact",
     "paired_bootstrap",

@@ -17,13 +17,14 @@ whose metadata match it (:func:`matches`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from . import jsonread
 from .chunkers import CHUNKERS
+from .decode import decode_text
 from .html_doc import parse_html
 from .parse import Document, parse_document
 from .problems import CorpusError, InputError
@@ -371,18 +372,14 @@ def read_manifest(
     not exist (``questions``: fetch the questions file it names too). A document that cannot be
     read is reported and left out; a manifest that is not a JSON object with a "documents" list
     raises :class:`CorpusError`."""
+    notes: list[str] = []
     if not isinstance(raw, dict):
-        text = raw.decode("utf-8-sig", errors="replace") if isinstance(raw, bytes) else raw
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(
-                f"{where} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-            ) from None
+        raw, notes = jsonread.loads(decode_text(raw, where), where)
     items = raw.get("documents") if isinstance(raw, dict) else None
     if not isinstance(items, list) or not items:
         raise CorpusError(f'{where} must be an object with a "documents" list of documents.')
     policy, errors = parse_policy(raw.get("policy"), f"{where}: the policy")
+    errors = [*(InputError(n) for n in notes), *errors]
     known = known_types(policy)
     sources: list[Source] = []
     seen: set[str] = set()

@@ -187,7 +187,12 @@ def _read_documents(
             if not text.strip():
                 raise CorpusError(f"Document {name!r} is empty.")
             format = source.format or document_format(name, text)
-            document = parse_source(text, name, format)
+            try:
+                document = parse_source(text, name, format)
+            except RecursionError:  # a reader's recursion on markup nested thousands deep
+                raise CorpusError(
+                    f"Document {name!r} nests its markup too deeply to be read."
+                ) from None
             if not document.units:
                 raise CorpusError(f"Document {name!r} has no text once its markup is removed.")
         except CorpusError as exc:

@@ -26,6 +26,7 @@ from lab import (
     build_collection,
     build_corpus,
     decode_text,
+    json_or_none,
 )
 
 from . import store
@@ -95,10 +96,7 @@ def take_files(put_questions: Callable[[str], None]) -> None:
 
 
 def _is_manifest(text: str) -> bool:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return False
+    data = json_or_none(text)
     return isinstance(data, dict) and "documents" in data
 
 
@@ -162,7 +160,8 @@ def build(inputs: store.Inputs) -> Corpus:
 
 def _paths(text: str) -> list[str]:
     """The paths a manifest lists (its own checks report what is wrong with them)."""
-    items = json.loads(text).get("documents")
+    data = json_or_none(text)
+    items = data.get("documents") if isinstance(data, dict) else None
     if not isinstance(items, list):
         return []
     return [

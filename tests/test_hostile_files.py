@@ -1,0 +1,115 @@
+"""Issue 22, item 3: hostile JSON and HTML. A file nested 100,000 deep or holding a 5,000-digit
+integer becomes one clear message (lab.jsonread); the valid questions and files still load."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lab import build_collection, build_corpus, jsonread, parse_qe
+from lab.cli import main
+from lab.problems import CorpusError
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HUGE = "9" * 5000
+DOC = "# Guide\n\n## Pairing\n\nCharge it fully before use. Hold the power key for five seconds.\n"
+GOOD = {"id": "q1", "question": "How long do I hold it?", "evidence": ["Hold the power key"]}
+
+
+def test_json_nested_100000_deep_is_one_clear_refusal():
+    with pytest.raises(jsonread.JsonError) as caught:
+        jsonread.loads(DEEP, "collection.json")
+    assert str(caught.value) == "collection.json nests deeper than 32 levels at line 1, column 33."
+
+
+def test_json_within_the_nesting_limit_reads_as_json_does():
+    text = "[" * 32 + "]" * 32
+    assert jsonread.loads(text, "x") == (json.loads(text), [])
+
+
+def test_a_5000_digit_integer_is_read_as_null_with_one_note():
+    value, notes = jsonread.loads(f'{{"a": {HUGE}, "b": -{HUGE}, "c": 7}}', "The file")
+    assert value == {"a": None, "b": None, "c": 7}
+    assert notes == [
+        "The file holds 2 numbers of up to 5,000 digits; a number longer than 100 digits is "
+        "read as null."
+    ]
+
+
+def test_qe_json_with_a_5000_digit_integer_still_loads_its_valid_questions():
+    bad = {**GOOD, "id": "q2", "evidence": [{"text": "Charge it fully", "start": 0}]}
+    text = json.dumps({"questions": [GOOD, bad]}).replace('"start": 0', f'"start": {HUGE}')
+    items, notes = parse_qe(text)
+    assert [i["id"] for i in items] == ["q1", "q2"]
+    assert notes[0].message.startswith("The QE JSON holds a number of 5,000 digits")
+    corpus = build_corpus({"guide": DOC}, text)
+    assert [q.id for q in corpus.questions] == ["q1", "q2"]  # q2's start is read as absent
+    assert any("5,000 digits" in e.message for e in corpus.errors)
+
+
+def test_qe_json_nested_100000_deep_is_one_message_and_no_recursion():
+    text = json.dumps([GOOD])[:-1] + ", " + DEEP + "]"
+    items, notes = parse_qe(text)
+    assert items[0]["id"] == "q1" and len(items) == 2  # below level 32, the rest read as null
+    assert len(notes) == 1 and "nests deeper than 32 levels" in notes[0].message
+    assert [q.id for q in build_corpus({"guide": DOC}, text).questions] == ["q1"]
+
+
+def test_a_manifest_nested_100000_deep_is_refused_in_one_sentence():
+    deep = '{"documents": [' + DEEP + "]}"
+    with pytest.raises(CorpusError, match="collection.json nests deeper than 32 levels"):
+        build_collection(deep, lambda path: None)
+
+
+def test_the_cli_refuses_a_deep_manifest_without_a_traceback(capsys, tmp_path):
+    manifest = tmp_path / "collection.json"
+    manifest.write_text('{"documents": [' + DEEP + "]}", encoding="utf-8")
+    code = main(["run", "--collection", str(manifest)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith("error: collection.json nests deeper than 32 levels")
+    assert "Traceback" not in err and "RecursionError" not in err
+
+
+def test_a_collection_with_html_nested_too_deep_leaves_that_file_out():
+    files = {"guide.md": DOC, "deep.html": "<html><body>" + "<div>" * 5000 + "x" + "</body></html>"}
+    manifest = json.dumps({"documents": [{"path": "guide.md"}, {"path": "deep.html"}]})
+    corpus = build_collection(manifest, files.get, json.dumps([GOOD]))  # no RecursionError
+    names = [d.name for d in corpus.documents]
+    assert names[0] == "guide.md" and [q.id for q in corpus.questions] == ["q1"]
+    if "deep.html" not in names:  # the reader recursed: that file alone is left out, in words
+        (left_out,) = [e.message for e in corpus.errors if e.document == "deep.html"]
+        assert (
+            left_out
+            == "Document 'deep.html' nests its markup too deeply to be read. It was left out."
+        )
+
+
+def _your_corpus_with_pasted_text():
+    from app_support import open_app
+
+    at = open_app("pages/your_corpus.py")
+    at.text_area(key="yc_document__widget").set_value(DOC)
+    return at.run()
+
+
+@pytest.mark.app
+@pytest.mark.parametrize(
+    "upload",
+    [DEEP, '{"documents": [' + DEEP + "]}", json.dumps([GOOD]).replace("]", f", {HUGE}]", 1)],
+    ids=["deep list", "deep manifest", "huge integer"],
+)
+def test_a_hostile_json_upload_on_your_corpus_keeps_the_pasted_text_and_says_why(upload):
+    at = _your_corpus_with_pasted_text()
+    at.file_uploader(key="yc_files_upload").upload("hostile.json", upload.encode()).run()
+    assert not at.exception, at.exception
+    assert at.text_area(key="yc_document__widget").value == DOC
+    next(b for b in at.button if b.label == "Check and load").click().run()
+    assert not at.exception, at.exception
+    assert at.text_area(key="yc_document__widget").value == DOC
+    report = at.session_state["yc_report"]
+    said = " ".join([*report.rows.get("why", []), report.refused or ""]) + " ".join(
+        e.value for e in [*at.error, *at.warning]
+    )
+    assert "nests deeper than 32 levels" in said or "5,000 digits" in said, said

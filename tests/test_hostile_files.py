@@ -113,3 +113,60 @@ def test_a_hostile_json_upload_on_your_corpus_keeps_the_pasted_text_and_says_why
         e.value for e in [*at.error, *at.warning]
     )
     assert "nests deeper than 32 levels" in said or "5,000 digits" in said, said
+
+
+# Item 4: --output is written whole or not at all, and never over an input --------------------
+
+
+def _limited_run(argv: list[str], max_bytes: int):
+    """``python -m lab`` under a file-size limit (``ulimit -f``): a write past it fails with
+    EFBIG instead of killing the process."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
+
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *argv], capture_output=True, text=True, preexec_fn=limit
+    )
+
+
+def test_a_write_cut_short_by_a_file_size_limit_keeps_the_earlier_output(tmp_path):
+    out = tmp_path / "out.json"
+    argv = ["run", "--format", "json", "--chunker", "fixed", "--mode", "flat", "--output"]
+    assert main([*argv, str(out)]) == 0
+    earlier = out.read_bytes()
+    assert len(earlier) > 4000
+    done = _limited_run([*argv, str(out), "--budget", "100"], 2000)
+    assert done.returncode == 2 and "File too large" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert out.read_bytes() == earlier  # not truncated to the limit
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # no temporary left
+    assert main([*argv, str(out), "--budget", "100"]) == 0
+    assert out.read_bytes() != earlier and json.loads(out.read_bytes())
+
+
+@pytest.mark.parametrize("option", ["doc", "qe", "manifest", "listed"])
+def test_output_naming_an_input_file_is_refused(capsys, tmp_path, option):
+    doc, qe = tmp_path / "guide.md", tmp_path / "qe.json"
+    doc.write_text(DOC, encoding="utf-8")
+    qe.write_text(json.dumps([GOOD]), encoding="utf-8")
+    manifest = tmp_path / "collection.json"
+    manifest.write_text(json.dumps({"documents": ["guide.md"]}), encoding="utf-8")
+    if option in ("doc", "qe"):
+        target = doc if option == "doc" else qe
+        argv = ["run", "--doc", str(doc), "--qe", str(qe), "--output", str(target)]
+    else:
+        target = manifest if option == "manifest" else doc
+        argv = ["run", "--collection", str(manifest), "--qe", str(qe)]
+        argv += ["--output", str(tmp_path / ".." / tmp_path.name / target.name)]
+    before = target.read_bytes()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith("error: --output ") and "names an input file" in err
+    assert target.read_bytes() == before

@@ -4,6 +4,8 @@ configuration and corpus they describe, and how messages and output are written.
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,8 +20,11 @@ from .. import (
     REFERENCE_PLACEMENTS,
     SPLITS,
     Corpus,
+    CorpusError,
     LabCache,
     LabConfig,
+    decode_text,
+    json_or_none,
     load_collection,
     load_corpus,
     parents_over_budget,
@@ -354,9 +359,80 @@ def warn_untrained(corpus: Corpus, chunkers: Sequence[str]) -> None:
 
 
 def emit(text: str, output: Path | None) -> None:
+    """``text`` to stdout, or to ``output`` whole or not at all: written to a temporary file
+    beside it, then renamed over it, so a full disk, a size limit or a kill mid-write leaves
+    any earlier result as it was."""
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    output.write_text(text, encoding="utf-8")
+    write_atomically(output, text.encode("utf-8"))
     say("note", f"wrote {output}")
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """``data`` as the content of ``path``, replacing it in one rename (POSIX ``rename(2)``
+    is atomic within a folder); the temporary file is removed when writing fails."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+INPUT_OPTIONS = ("doc", "qe", "collection", "source")
+OUTPUT_OPTIONS = ("output", "out")
+
+
+def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
+    """ValueError when ``--output`` (``--out``) names a file the command reads: a document,
+    the questions, a manifest or a file it lists."""
+    outputs = [getattr(args, name, None) for name in OUTPUT_OPTIONS]
+    outputs = [o for o in outputs if isinstance(o, Path)]
+    if not outputs:
+        return
+    inputs: list[Path] = []
+    for name in INPUT_OPTIONS:
+        value = getattr(args, name, None)
+        inputs += [v for v in (value if isinstance(value, list) else [value]) if v is not None]
+    collection = getattr(args, "collection", None)
+    if collection is not None:
+        inputs += listed_files(collection)
+    for output in outputs:
+        for given in inputs:
+            if _same_file(output, given):
+                option = "--out" if output is getattr(args, "out", None) else "--output"
+                raise ValueError(
+                    f"{option} {output} names an input file ({given}): writing there would "
+                    "overwrite it; choose another file"
+                )
+
+
+def listed_files(manifest: Path) -> list[Path]:
+    """The files a manifest names (documents and questions), beside it; none when it cannot
+    be read (its reader reports why)."""
+    try:
+        raw = json_or_none(decode_text(manifest.read_bytes(), str(manifest)))
+    except (OSError, CorpusError):
+        return []
+    if not isinstance(raw, dict):
+        return []
+    items = raw.get("documents") if isinstance(raw.get("documents"), list) else []
+    paths = [i.get("path") if isinstance(i, dict) else i for i in items]
+    paths.append(raw.get("questions"))
+    return [manifest.parent / p for p in paths if isinstance(p, str)]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except (OSError, RuntimeError):
+        return False

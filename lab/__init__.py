@@ -48,6 +48,7 @@ from .corpus import (
     load_collection,
     load_corpus,
 )
+from .csv_export import csv_text
 from .decode import decode_text
 from .depth import Depth, ranking_depth
 from .drafting import Draft, Endpoint, LLMError, draft_questions
@@ -141,6 +142,7 @@ __all__ = [
     "uses_embeddings",
     "load_corpus",
     "decode_text",
+    "csv_text",
     "json_or_none",
     "parse_qe",
     "mcnemar_exact",

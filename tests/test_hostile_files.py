@@ -170,3 +170,90 @@ def test_output_naming_an_input_file_is_refused(capsys, tmp_path, option):
     assert code == 2 and out == ""
     assert err.startswith("error: --output ") and "names an input file" in err
     assert target.read_bytes() == before
+
+
+# Item 5: CSV cells a spreadsheet would run, and terminal escapes in warnings ---------------------
+
+FORMULA_QE = [
+    {**GOOD, "id": "=2+5", "question": "@SUM(A1:A9) how long do I hold it?"},
+    {**GOOD, "id": "-1+2", "question": "+cmd|' /C calc'!A0"},
+    {**GOOD, "id": "plain", "question": "A plain question?"},
+]
+
+
+def test_csv_text_prefixes_formula_cells_and_keeps_numbers():
+    import pandas as pd
+
+    from lab import csv_text
+
+    frame = pd.DataFrame({"id": ["=2+5", "@SUM(A1)", "+1", "-x", "\tt", "ok"], "v": range(-3, 3)})
+    frame["=col"] = -0.5
+    assert csv_text(frame).splitlines() == [
+        "id,v,'=col",
+        "'=2+5,-3,-0.5",
+        "'@SUM(A1),-2,-0.5",
+        "'+1,-1,-0.5",
+        "'-x,0,-0.5",
+        "'\tt,1,-0.5",
+        "ok,2,-0.5",
+    ]
+
+
+def test_cli_csv_export_defuses_formulas_in_ids(capsys, tmp_path):
+    import csv
+    import io
+
+    doc, qe = tmp_path / "guide.md", tmp_path / "qe.json"
+    doc.write_text(DOC, encoding="utf-8")
+    qe.write_text(json.dumps(FORMULA_QE), encoding="utf-8")
+    command = ["compare", "--a", "chunker=structure,mode=flat", "--b", "mode=graph"]
+    code = main([*command, "--doc", str(doc), "--qe", str(qe), "--format", "csv"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    cells = [c for row in csv.reader(io.StringIO(out)) for c in row]
+    assert "'=2+5" in cells and "=2+5" not in cells
+    assert "'-1+2" in cells and not [c for c in cells if c[:1] in ("=", "+", "@")]
+
+
+def test_terminal_escapes_in_an_id_print_escaped_in_cli_warnings(capsys, tmp_path):
+    doc, qe = tmp_path / "guide.md", tmp_path / "qe.json"
+    doc.write_text(DOC, encoding="utf-8")
+    forged = "\x1b[31mred\x1b[0m\nerror: forged"
+    bad = {"id": forged, "question": "Missing?", "evidence": ["not in the guide"]}
+    qe.write_text(json.dumps([GOOD, bad]), encoding="utf-8")
+    assert main(["run", "--doc", str(doc), "--qe", str(qe)]) == 0
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\nerror: forged" not in err
+    assert "warning: \\x1b[31mred\\x1b[0m\\nerror: forged:" in err
+    assert all(line.startswith(("warning: ", "note: ")) for line in err.splitlines())
+
+
+@pytest.mark.app
+@pytest.mark.parametrize(
+    ("page", "file"), [("pages/recall_tables.py", "questions"), ("pages/compare.py", "compare")]
+)
+def test_the_apps_csv_downloads_defuse_formulas_in_ids_and_questions(page, file):
+    import csv
+    import io
+    from unittest.mock import patch
+
+    from app_support import open_app
+    from streamlit.delta_generator import DeltaGenerator
+
+    from ui import cache, store
+
+    digest = store.default_store().put(store.Inputs({"guide": DOC}, json.dumps(FORMULA_QE)))
+    made: dict[str, str] = {}
+    original = DeltaGenerator.download_button
+
+    def recording(self, label, data, file_name=None, *args, **kwargs):
+        made[file_name] = data() if callable(data) else data
+        return original(self, label, data, file_name, *args, **kwargs)
+
+    with patch.object(DeltaGenerator, "download_button", recording):
+        app = open_app(page, corpus=cache.USER, corpus_id=digest)
+    assert not app.exception, app.exception
+    text = made[f"{file}.csv"]
+    cells = [c for row in csv.reader(io.StringIO(text)) for c in row]
+    assert "'=2+5" in cells and "'-1+2" in cells
+    assert not [c for c in cells if c[:1] in ("=", "+", "@")]

@@ -274,7 +274,21 @@ def load_models(config: LabConfig, download: bool = False) -> None:
 
 
 def say(level: str, message: str) -> None:
-    print(f"{level}: {message}", file=sys.stderr)
+    """One ``level: message`` line on stderr. Characters a terminal would act on (escape
+    sequences, line breaks, bidirectional controls) are printed escaped (``\\x1b``, ``\\n``),
+    so an id or a question cannot recolour the terminal or forge an ``error:`` line."""
+    print(f"{level}: {printable(message)}", file=sys.stderr)
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (``str.isprintable``; the space
+    is) written as its Python escape."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
 
 
 def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:

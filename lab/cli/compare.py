@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .. import LabConfig, compare, configure, setting_names
+from .. import LabConfig, compare, configure, csv_text, setting_names
 from .common import (
     add_experiment_options,
     emit,
@@ -81,7 +81,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps({"corpus": corpus.name, **comparison.to_dict()}, indent=2) + "\n"
     elif args.format == "csv":
-        text = comparison.frame().to_csv(index=False)
+        text = csv_text(comparison.frame())
     else:
         text = compare_table(comparison, corpus)
     emit(text, args.output)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
-from .. import LabCache, run_lab, scored_on_training, sweep
+from .. import LabCache, csv_text, run_lab, scored_on_training, sweep
 from ..cluster import DistributedUnavailable, connected, distributed_status, local_cluster
 from ..run import DEFAULT_BUDGETS, DEFAULT_SIZES
 from ..training import MARK
@@ -118,7 +118,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 run[MARK.replace(" ", "_")] = True  # "scored_on_training_data"
         text = json.dumps(data, indent=2) + "\n"
     elif args.format == "csv":
-        text = result.metrics_frame().to_csv(index=False)
+        text = csv_text(result.metrics_frame())
     else:
         text = run_table(result, corpus)
     emit(text, args.output)
@@ -142,7 +142,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2) + "\n"
     elif args.format == "csv":
-        text = result.frame().to_csv(index=False)
+        text = csv_text(result.frame())
     else:
         text = sweep_table(result, corpus, args.size, args.budget)
     emit(text, args.output)

@@ -24,7 +24,7 @@ from pathlib import PurePosixPath
 
 from . import jsonread
 from .chunkers import CHUNKERS
-from .decode import decode_text
+from .decode import InputFileError, decode_text
 from .html_doc import parse_html
 from .parse import Document, parse_document
 from .problems import CorpusError, InputError
@@ -395,7 +395,14 @@ def read_manifest(
                 InputError(f"{where}: a second document is named {name!r}; left out", document=name)
             )
             continue
-        data = fetch(path)
+        try:
+            data = fetch(path)
+        except (OSError, InputFileError) as exc:
+            why = exc.reason if isinstance(exc, InputFileError) else _cannot_read(exc)
+            errors.append(
+                InputError(f"{where} names {path!r}, but {why}; it was left out", document=name)
+            )
+            continue
         if data is None:
             errors.append(
                 InputError(
@@ -415,15 +422,22 @@ def read_manifest(
         if not isinstance(qe_path, str):
             errors.append(InputError(f'{where}: "questions" must be the path of a QE JSON file'))
         else:
-            content = fetch(qe_path)
+            try:
+                content = fetch(qe_path)
+                missing = "which does not exist"
+            except (OSError, InputFileError) as exc:
+                why = exc.reason if isinstance(exc, InputFileError) else _cannot_read(exc)
+                content, missing = None, f"but {why}"
             if content is None:
                 errors.append(
-                    InputError(
-                        f"{where} names the questions file {qe_path!r}, which does not exist"
-                    )
+                    InputError(f"{where} names the questions file {qe_path!r}, {missing}")
                 )
     name = raw.get("name") if isinstance(raw.get("name"), str) else None
     return Manifest(tuple(sources), content, policy, tuple(errors), name)
+
+
+def _cannot_read(exc: OSError) -> str:
+    return f"it cannot be read ({exc.strerror or type(exc).__name__})"
 
 
 def resolve_name(ref: str, names: Mapping[str, int]) -> int | None:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .collection import (
     DEFAULT,
+    HTML_SUFFIXES,
     DocumentInfo,
     Meta,
     Policy,
@@ -28,7 +30,7 @@ from .collection import (
     read_manifest,
     resolve_name,
 )
-from .decode import decode_text, normalise_newlines, shift_offset
+from .decode import decode_text, normalise_newlines, read_input, shift_offset
 from .evidence import Evidence, Locator, locate, preview
 from .parse import Document
 from .problems import CorpusError, InputError
@@ -339,15 +341,11 @@ def load_corpus(
             )
         given[k] = doc_type
     for k, path in enumerate(paths):
-        if not path.is_file():
-            raise CorpusError(f"No such document file: {path}")
-        sources.append(Source(path.stem, path.read_bytes(), given.get(k)))
+        data = read_input(path, "document file")
+        sources.append(Source(path.stem, data, given.get(k), format=_suffix_format(path)))
     if qe is None:
         return build_corpus(sources, None)
-    qe_path = Path(qe)
-    if not qe_path.is_file():
-        raise CorpusError(f"No such QE file: {qe_path}")
-    return build_corpus(sources, qe_path.read_bytes())
+    return build_corpus(sources, read_input(Path(qe), "QE file"))
 
 
 def build_collection(
@@ -377,21 +375,20 @@ def load_collection(manifest: str | Path, qe: str | Path | None = None) -> Corpu
     """Load the collection a manifest (``collection.json``) lists, its paths relative to the
     manifest's folder; ``qe`` replaces the manifest's questions file."""
     path = Path(manifest)
-    if not path.is_file():
-        raise CorpusError(f"No such collection manifest: {path}")
+    data = read_input(path, "collection manifest")
     base = path.parent
 
     def fetch(name: str) -> bytes | None:
         target = base / name
-        return target.read_bytes() if target.is_file() else None
+        return read_input(target, "file") if os.path.lexists(target) else None
 
-    questions = None
-    if qe is not None:
-        qe_path = Path(qe)
-        if not qe_path.is_file():
-            raise CorpusError(f"No such QE file: {qe_path}")
-        questions = qe_path.read_bytes()
-    return build_collection(path.read_bytes(), fetch, questions, where=path.name)
+    questions = None if qe is None else read_input(Path(qe), "QE file")
+    return build_collection(data, fetch, questions, where=path.name)
+
+
+def _suffix_format(path: Path) -> str | None:
+    """The format a file's suffix names (``.html``, ``.htm``), or None: read from its text."""
+    return "html" if path.suffix.lower() in HTML_SUFFIXES else None
 
 
 def _with_errors(corpus: Corpus, errors: Sequence[InputError]) -> Corpus:

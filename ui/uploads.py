@@ -10,7 +10,6 @@ files and manifest, so a link reopens it (:func:`restore` puts them back).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -104,13 +103,37 @@ def fill_collection(folder: Path, put_questions: Callable[[str], None]) -> None:
     """Keep a bundled collection's documents and manifest, and put its questions in the QE
     input (a button callback)."""
     clear()
+    errors = st.session_state[ERRORS] = []
     manifest_path = folder / "collection.json"
-    st.session_state[MANIFEST] = (manifest_path.name, manifest_path.read_text(encoding="utf-8"))
-    for path in _paths(st.session_state[MANIFEST][1]):
-        files()[path] = (folder / path).read_text(encoding="utf-8")
-    questions = json.loads(manifest_path.read_text(encoding="utf-8")).get("questions")
-    if questions:
-        put_questions((folder / questions).read_text(encoding="utf-8"))
+    text = _bundled_file(folder, manifest_path.name, errors)
+    if text is None:
+        return
+    st.session_state[MANIFEST] = (manifest_path.name, text)
+    for path in _paths(text):
+        document = _bundled_file(folder, path, errors)
+        if document is not None:
+            files()[path] = document
+    data = json_or_none(text)
+    questions = data.get("questions") if isinstance(data, dict) else None
+    if isinstance(questions, str):
+        qe = _bundled_file(folder, questions, errors)
+        if qe is not None:
+            put_questions(qe)
+
+
+def _bundled_file(folder: Path, path: str, errors: list[str]) -> str | None:
+    """A bundled file's text, or None with why in ``errors`` (missing or unreadable on this
+    server: the rest of the collection still fills in)."""
+    try:
+        return decode_text((folder / path).read_bytes(), f"The bundled file {path!r}")
+    except OSError as exc:
+        errors.append(
+            f"The bundled file {folder.name}/{path} cannot be read "
+            f"({exc.strerror or type(exc).__name__}); it was left out."
+        )
+    except CorpusError as exc:
+        errors.append(f"{exc} It was left out.")
+    return None
 
 
 def restore(documents: dict[str, str], listed: tuple[str, str] | None) -> None:

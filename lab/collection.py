@@ -247,16 +247,20 @@ def _values(value: object) -> tuple[str, ...] | None:
 
 def parse_meta(raw: object, what: str) -> tuple[Meta, list[str]]:
     """Metadata from a JSON object of strings, numbers, booleans or lists of them; what could
-    not be used, in words."""
+    not be used, in words (each a clause: the caller says what became of it)."""
     if raw is None:
         return (), []
     if not isinstance(raw, dict):
-        return (), [f"{what} is not an object of key: value pairs; it was ignored"]
+        return (), [f"{what} is not an object of key: value pairs"]
     meta, problems = [], []
     for key, value in raw.items():
         values = _values(value)
         if values is None:
-            problems.append(f"{what} {key!r} is not a string, number or list of them; ignored")
+            problems.append(
+                f"{what} {key!r} is an empty list"
+                if value == []
+                else f"{what} {key!r} is not a string, number or list of them"
+            )
         else:
             meta.append((str(key), values))
     return tuple(sorted(meta)), problems
@@ -414,7 +418,9 @@ def read_manifest(
         doc_type, problems = check_type(name, spec.get("type"), known)
         errors.extend(problems)
         meta, notes = parse_meta(spec.get("meta"), f"{where}: the meta of {name}")
-        errors.extend(InputError(n, severity="warning", document=name) for n in notes)
+        errors.extend(
+            InputError(f"{n}; it was ignored", severity="warning", document=name) for n in notes
+        )
         sources.append(Source(name, data, doc_type, meta))
     content = None
     qe_path = raw.get("questions") if questions else None

@@ -31,7 +31,7 @@ from .collection import (
     resolve_name,
 )
 from .decode import decode_text, normalise_newlines, read_input, shift_offset
-from .evidence import Evidence, Locator, locate, preview
+from .evidence import Evidence, Locator, locate, other_forms, preview
 from .parse import Document
 from .problems import CorpusError, InputError
 from .qe import check_question, entry_doc, parse_qe
@@ -127,6 +127,10 @@ class _Documents:
         if not isinstance(text, str) or not text.strip():
             return None, [InputError("an evidence entry is empty or not text.", qid)]
         holders = self._holders(entry, text)
+        for alt in other_forms(text) if not holders else ():  # NFD evidence, NFC document...
+            holders = self._holders(entry, alt)
+            if holders:
+                break
         if not holders:
             n = len(self.parsed)
             return None, [

@@ -76,7 +76,7 @@ def check_question(
             return None, [_unknown_doc(doc, doc_names, qid)]
     filter, problems = parse_meta(item.get("filter"), "the filter")
     if problems:
-        return None, [InputError(problems[0].replace("ignored", "the question is left out"), qid)]
+        return None, [InputError(f"{problems[0]}; the question is left out", qid)]
     case = item.get("case")
     return {
         "id": qid,

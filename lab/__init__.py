@@ -58,6 +58,7 @@ from .importers import Imported, collection_files, import_dataset, recognise
 from .index import Index, build_index
 from .jsonread import loads_or_none as json_or_none
 from .marking import Hit, next_id, qe_text, question_items, search
+from .memory import over_budget as memory_over_budget
 from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
 from .qe import MAX_QE_CHARS, parse_qe
@@ -142,6 +143,7 @@ __all__ = [
     "uses_embeddings",
     "load_corpus",
     "decode_text",
+    "memory_over_budget",
     "csv_text",
     "json_or_none",
     "parse_qe",

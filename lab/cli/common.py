@@ -27,6 +27,7 @@ from .. import (
     json_or_none,
     load_collection,
     load_corpus,
+    memory_over_budget,
     parents_over_budget,
     training_warning,
     untrained_chunkers,
@@ -340,6 +341,14 @@ def load_corpus_of(args: argparse.Namespace) -> Corpus:
             f"no {args.split} questions in {qe} (it has {counts}); choose another --split"
         )
     return corpus
+
+
+def warn_memory(corpus: Corpus, sizes: Sequence[int]) -> None:
+    """One warning line when an index at the smallest of ``sizes`` would pass the memory budget
+    (``CHUNKING_LAB_MEMORY_MB``); the command still runs: this machine is the user's own."""
+    problem = memory_over_budget([d.text for d in corpus.documents], min(sizes))
+    if problem:
+        say("warning", problem[0].upper() + problem[1:])
 
 
 def warn_training(corpus: Corpus, split: str, chunkers: Sequence[str]) -> None:

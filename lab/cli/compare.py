@@ -14,6 +14,7 @@ from .common import (
     load_corpus_of,
     load_models,
     say,
+    warn_memory,
     warn_training,
     warn_untrained,
 )
@@ -73,6 +74,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     a, b = _sides(args)
     args.split = a.split
     corpus = load_corpus_of(args)
+    warn_memory(corpus, [a.size, b.size])
     warn_untrained(corpus, a.chunkers + b.chunkers)
     warn_training(corpus, a.split, a.chunkers + b.chunkers)
     for config in (a, b):

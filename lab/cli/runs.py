@@ -21,6 +21,7 @@ from .common import (
     load_corpus_of,
     load_models,
     positive_int,
+    warn_memory,
     warn_parents,
     warn_training,
     warn_untrained,
@@ -104,6 +105,7 @@ def _sweep_client(args: argparse.Namespace) -> tuple[AbstractContextManager, str
 def _cmd_run(args: argparse.Namespace) -> int:
     config = experiment_config(args)
     corpus = load_corpus_of(args)
+    warn_memory(corpus, [config.size])
     warn_untrained(corpus, config.chunkers)
     warn_training(corpus, config.split, config.chunkers)
     load_models(config, args.download)
@@ -128,6 +130,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     config = experiment_config(args, args.sizes)
     corpus = load_corpus_of(args)
+    warn_memory(corpus, args.sizes or DEFAULT_SIZES)
     warn_untrained(corpus, config.chunkers)
     warn_training(corpus, config.split, config.chunkers)
     cluster, where = _sweep_client(args)

@@ -64,7 +64,7 @@ if chunker == POLICY_CHUNKER:
     choice = corpus.policy.resolve(info.type, config.size, config.overlap, settings.dense)
     st.caption(
         f"This document is a **{draw.md_escape(info.type)}**: the policy cuts it with "
-        f"**{draw.md_escape(choice.chunker)}**."
+        f"**{choice.chunker}**."  # a registered chunker: the policy refuses any other name
     )
 if corpus.info[doc].format == "html":
     st.caption("An HTML document: the map shows its extracted text, where evidence is found.")

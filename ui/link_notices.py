@@ -11,6 +11,7 @@ shows them until dismissed (:func:`show_notices`).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -68,6 +69,7 @@ NUMBERS = {  # the Compare page's B binds b_size and b_budget
 MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
 FLAGS = {"headers", "filters", "dense", "late", "rerank"}
 OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
+_PLAIN_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 
 
 def chunker_options(dense: bool) -> list[str]:
@@ -122,9 +124,15 @@ def shown(text: str) -> str:
     return md_escape(links.shown(text))
 
 
+def shown_key(key: str) -> str:
+    """A parameter's name from the link: as is when it is a plain name (``b_size``), which no
+    markdown can hide in, else shortened and escaped like a value."""
+    return key if _PLAIN_NAME.fullmatch(key) else shown(key)
+
+
 def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str:
     """What cleaning the link (:func:`links.clean`) changed, in words."""
-    key = shown(fix.key)
+    key = shown_key(fix.key)
     given = ", ".join(shown(v) for v in fix.given)
     now = md_escape(fix.used) if fix.used is not None else None
     if fix.key in EXPECTED:
@@ -164,7 +172,7 @@ def url_notices(
         rejected = [v for v in given if not _accepted(name, v, used[name])]
         if not rejected:
             continue
-        bad = ", ".join(f"{shown(key)}={shown(v)}" for v in rejected)
+        bad = ", ".join(f"{shown_key(key)}={shown(v)}" for v in rejected)
         now = ", ".join(md_escape(v) for v in used[name]) or "none"
         notices.append(
             f"Ignored **{bad}** from the link: expected "

@@ -8,6 +8,7 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
+from .adaptive import ADAPTIVE
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
 from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
@@ -51,10 +52,11 @@ from .corpus import (
 from .csv_export import csv_text
 from .decode import decode_text
 from .depth import Depth, ranking_depth
+from .diagnosis import context_note
 from .drafting import Draft, Endpoint, LLMError, draft_questions
 from .html_doc import parse_html
 from .importers import FORMATS as IMPORT_FORMATS
-from .importers import Imported, collection_files, import_dataset, recognise
+from .importers import Imported, collection_files, import_dataset, open_files, recognise
 from .index import Index, build_index
 from .jsonread import loads_or_none as json_or_none
 from .marking import Hit, next_id, qe_text, question_items, search
@@ -75,6 +77,7 @@ from .run import (
     Run,
     SweepResult,
     explain,
+    question_budget,
     question_count,
     run_lab,
     sweep,
@@ -85,6 +88,7 @@ from .stats import mcnemar_exact, paired_bootstrap, percent_digits, percent_text
 from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
+    "ADAPTIVE",
     "CHUNKERS",
     "DEFAULT_POLICY",
     "DOCUMENT_TYPES",
@@ -135,6 +139,7 @@ __all__ = [
     "compare",
     "compare_results",
     "configure",
+    "context_note",
     "differences",
     "explain",
     "leaders",
@@ -156,6 +161,7 @@ __all__ = [
     "ranking_depth",
     "reference_placement",
     "question_count",
+    "question_budget",
     "run_lab",
     "setting_names",
     "sweep",
@@ -174,6 +180,7 @@ __all__ = [
     "Imported",
     "collection_files",
     "import_dataset",
+    "open_files",
     "recognise",
     "Hit",
     "next_id",

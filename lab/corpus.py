@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from .collection import (
@@ -31,7 +32,7 @@ from .collection import (
     resolve_name,
 )
 from .decode import decode_text, normalise_newlines, read_input, shift_offset
-from .evidence import Evidence, Locator, locate, other_forms, preview
+from .evidence import Evidence, Locator, accepts_any, locate, other_forms, preview
 from .parse import Document
 from .problems import CorpusError, InputError
 from .qe import check_question, entry_doc, parse_qe
@@ -81,6 +82,12 @@ class Corpus:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Corpus) and other.digest == self.digest
+
+    @cached_property
+    def documents_digest(self) -> str:
+        """What an index is built from: the documents with their types, metadata and formats,
+        and the policy. Corpora that differ only in their questions share it."""
+        return _documents_hash(self.documents, self.info, self.policy).hexdigest()[:16]
 
     def split(self, split: str) -> tuple[Question, ...]:
         """Questions of ``split`` ("train", "test" or "all")."""
@@ -138,6 +145,8 @@ class _Documents:
                     f"evidence not found in any of the {n} documents: {preview(text)!r}", qid
                 )
             ]
+        if len(holders) > 1 and accepts_any(entry):
+            return self._everywhere(entry, qid, holders)
         first = holders[0]
         ev, errors = locate(
             entry, qid, first, self.parsed[first], self.locator(first), self.removed[first]
@@ -153,6 +162,22 @@ class _Documents:
                 )
             )
         return ev, errors
+
+    def _everywhere(
+        self, entry: dict, qid: str, holders: list[int]
+    ) -> tuple[Evidence | None, list[InputError]]:
+        """Evidence that accepts any occurrence, at every occurrence in every document of
+        ``holders``."""
+        found, errors = [], []
+        for d in holders:
+            ev, problems = locate(entry, qid, d, self.parsed[d], self.locator(d), self.removed[d])
+            errors += problems
+            if ev is not None:
+                found.append(ev)
+        if not found:
+            return None, errors
+        everywhere = tuple(o for ev in found for o in ev.occurrences)
+        return replace(found[0], occurrences=everywhere), errors
 
     def _holders(self, entry: object, text: str) -> list[int]:
         """Documents holding ``text``: at the entry's pinned start when one has it there, else
@@ -172,6 +197,14 @@ class _Documents:
             if found:
                 return found
         return []
+
+
+def _digested(ev: Evidence) -> tuple:
+    """What the corpus digest reads of an evidence span: where it is, and every place that
+    counts when it accepts any occurrence."""
+    if ev.occurrences is None:
+        return (ev.doc, ev.start, ev.end)
+    return (ev.doc, ev.start, ev.end, ev.occurrences)
 
 
 def _read_documents(
@@ -301,15 +334,11 @@ def build_corpus(
         )
         questions = [replace(q, filter=()) for q in questions]
 
-    digest = hashlib.sha256()
-    for d, info in zip(parsed, infos, strict=True):
-        digest.update(d.name.encode() + b"\0" + d.text.encode() + b"\0")
-        digest.update(json.dumps([info.type, info.meta, info.format]).encode())
-    digest.update(json.dumps(policy.as_dict(), sort_keys=True).encode())
+    digest = _documents_hash(parsed, infos, policy)
     digest.update(
         json.dumps(
             [
-                [q.id, q.question, q.split, q.filter, [(e.doc, e.start, e.end) for e in q.evidence]]
+                [q.id, q.question, q.split, q.filter, [_digested(e) for e in q.evidence]]
                 for q in questions
             ]
         ).encode()
@@ -323,6 +352,16 @@ def build_corpus(
         policy,
         title,
     )
+
+
+def _documents_hash(documents: Sequence[Document], infos: Sequence[DocumentInfo], policy: Policy):
+    """The sha256 of what an index is built from (see ``Corpus.documents_digest``)."""
+    digest = hashlib.sha256()
+    for d, info in zip(documents, infos, strict=True):
+        digest.update(d.name.encode() + b"\0" + d.text.encode() + b"\0")
+        digest.update(json.dumps([info.type, info.meta, info.format]).encode())
+    digest.update(json.dumps(policy.as_dict(), sort_keys=True).encode())
+    return digest
 
 
 def load_corpus(

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from dataclasses import dataclass, field
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
 
 from .assemble import TokenMarks, token_marks
 from .bm25 import BM25
-from .chunkers import CHUNKERS, Chunk, Training, chunk_document, reference_placement
+from .chunkers import CHUNKERS, GUARDED, Chunk, Training, chunk_document, reference_placement
 from .collection import POLICY_CHUNKER
 from .corpus import Corpus
 from .graph import ChunkGraph, build_graph
@@ -39,16 +39,52 @@ def learns(corpus: Corpus, chunker: str) -> bool:
     return CHUNKERS[chunker].supervised
 
 
+def guarded(chunker: str) -> bool:
+    """Whether the heading guard changes what ``chunker`` cuts: the guarded chunkers, and the
+    by-type policy (which may give a document one of them)."""
+    return chunker in GUARDED or chunker == POLICY_CHUNKER
+
+
 def training_for(corpus: Corpus, doc: int) -> Training:
     """Evidence of the corpus's train questions in document ``doc``, in unit terms (a question
-    whose evidence spans several documents counts with its spans in this one)."""
+    whose evidence spans several documents counts with its spans in this one), with each such
+    question's tokens."""
+    held = [
+        (spans, q)
+        for q in corpus.split("train")
+        if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
+    ]
     return Training(
-        tuple(
-            spans
-            for q in corpus.split("train")
-            if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
-        )
+        tuple(spans for spans, _ in held), tuple(tuple(tokenize(q.question)) for _, q in held)
     )
+
+
+def training_key(corpus: Corpus, chunker: str) -> tuple | None:
+    """What ``chunker`` learns from the corpus's questions: its train questions' text (which
+    ``qes-retrieval`` ranks windows for) and evidence, in unit terms and in order (None: it
+    learns nothing)."""
+    if not learns(corpus, chunker):
+        return None
+    return tuple(
+        (q.question, tuple((e.doc, e.first, e.last) for e in q.evidence))
+        for q in corpus.split("train")
+    )
+
+
+# What an index computes from its documents alone, kept when it moves to other questions.
+QUESTION_FREE = (
+    "doc_of",
+    "words",
+    "delivered_tokens",
+    "delivered_marks",
+    "delivery_keys",
+    "vectors",
+    "graph",
+    "doc_names",
+    "pick_fields",
+    "heading_starts",
+    "source_table",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,6 +104,21 @@ class Index:
     late: bool = False
     cuts: tuple[tuple[int, ...], ...] = field(default=(), repr=False)  # per document (Plan.cuts)
     doc_sizes: tuple[int, ...] = ()  # the L each document was cut with (by-type: its policy's)
+    heading_guard: bool = False  # the guarded chunkers never cut after a heading
+
+    def over(self, corpus: Corpus) -> Index:
+        """This index for ``corpus``: the same documents with other questions, from which the
+        chunker learns what it learned here (``training_key`` equal). Chunks, BM25, vectors and
+        the chunk graph are shared; which chunks hold each evidence span is found afresh."""
+        if corpus.documents_digest != self.corpus.documents_digest:
+            raise ValueError("an index moves only to a corpus of the same documents")
+        if training_key(corpus, self.chunker) != training_key(self.corpus, self.chunker):
+            raise ValueError(f"{self.chunker} learns from other train questions in that corpus")
+        moved = replace(self, corpus=corpus)
+        for name in QUESTION_FREE:
+            if name in self.__dict__:
+                moved.__dict__[name] = self.__dict__[name]
+        return moved
 
     def limit(self, chunk: Chunk) -> int:
         """The size limit ``L`` the chunk's document was cut with."""
@@ -142,13 +193,16 @@ class Index:
         return build_graph(self.chunks, self.corpus.documents, self.bm25.matrix, self.resolve_refs)
 
     @cached_property
-    def holders(self) -> dict[tuple[int, int, int], np.ndarray]:
-        """Chunks holding each evidence span whole, keyed by ``(doc, start, end)`` span."""
+    def holders(self) -> dict[tuple, np.ndarray]:
+        """Chunks holding each evidence span whole, keyed by ``Evidence.key``: the ``(doc,
+        start, end)`` span, or for evidence that accepts any occurrence, all of them (a chunk
+        holding any one holds it)."""
         return {key: np.asarray(ks, dtype=np.int64) for key, ks in self.holder_lists.items()}
 
     @cached_property
-    def holder_lists(self) -> dict[tuple[int, int, int], tuple[int, ...]]:
-        """``holders`` as tuples of ints (ascending), for scoring question by question."""
+    def source_table(self) -> dict[int, tuple[list[tuple[int, int, int]], list[int], int]]:
+        """Per document, every source range of a chunk as ``(start, end, chunk)`` in order,
+        their starts, and the longest range's length: where ``holder_lists`` looks."""
         by_doc: dict[int, list[tuple[int, int, int]]] = {}
         for k, c in enumerate(self.chunks):
             for s, e in c.source:
@@ -158,16 +212,26 @@ class Index:
             ranges.sort()
             longest = max(e - s for s, e, _ in ranges)
             tables[doc] = (ranges, [s for s, _, _ in ranges], longest)
-        found: dict[tuple[int, int, int], tuple[int, ...]] = {}
+        return tables
+
+    @cached_property
+    def holder_lists(self) -> dict[tuple, tuple[int, ...]]:
+        """``holders`` as tuples of ints (ascending), for scoring question by question."""
+        tables = self.source_table
+
+        def holding(doc: int, start: int, end: int) -> set[int]:
+            ranges, starts, longest = tables.get(doc, ([], [], 0))
+            hi = bisect_right(starts, start)
+            lo = bisect_right(starts, end - longest - 1)
+            return {k for s, e, k in ranges[lo:hi] if e >= end}
+
+        found: dict[tuple, tuple[int, ...]] = {}
         for q in self.corpus.questions:
             for ev in q.evidence:
-                key = (ev.doc, ev.start, ev.end)
-                if key in found:
-                    continue
-                ranges, starts, longest = tables.get(ev.doc, ([], [], 0))
-                hi = bisect_right(starts, ev.start)
-                lo = bisect_right(starts, ev.end - longest - 1)
-                found[key] = tuple(sorted({k for s, e, k in ranges[lo:hi] if e >= ev.end}))
+                key = ev.key
+                if key not in found:
+                    spans = [key] if ev.occurrences is None else ev.occurrences
+                    found[key] = tuple(sorted(set().union(*(holding(*o) for o in spans))))
         return found
 
     @cached_property
@@ -180,9 +244,32 @@ class Index:
         names = self.doc_names
         return [(c.id, c.words, c.source, names[c.doc]) for c in self.chunks]
 
+    @cached_property
+    def heading_starts(self) -> int:
+        """How many chunks start at a heading (:func:`starts_at_heading`)."""
+        return sum(starts_at_heading(self, c) for c in self.chunks)
+
     def holding(self, ev) -> np.ndarray:
         """Indices of chunks one of whose source ranges contains evidence ``ev``."""
-        return self.holders[(ev.doc, ev.start, ev.end)]
+        return self.holders[ev.key]
+
+
+def starts_at_heading(index: Index, chunk) -> bool:
+    """True when the chunk's body begins at a heading line, or right after one whose path its
+    prefix carries."""
+    doc = index.corpus.documents[chunk.doc]
+    text, start = doc.text, chunk.start
+    while start < chunk.end and text[start].isspace():
+        start += 1
+    u = bisect_left(doc.unit_starts, start)
+    if u == len(doc.units) or doc.unit_starts[u] != start:
+        return False
+    unit = doc.units[u]
+    if unit.kind == "heading":
+        return True
+    return (
+        u > 0 and doc.units[u - 1].kind == "heading" and unit.provision in chunk.prefix_provisions
+    )
 
 
 def chunk_tokens(doc, chunk: Chunk) -> list[str]:
@@ -215,11 +302,13 @@ def build_index(
     resolve_refs: bool | None = None,
     embedder=None,
     late: bool = False,
+    heading_guard: bool = False,
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
     with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
     ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
-    the older on/off switch)."""
+    the older on/off switch); ``heading_guard`` keeps the guarded chunkers from cutting between a
+    heading and its first unit (:mod:`lab.chunkers.guard`)."""
     check_chunking(chunker, size, overlap)
     refs = reference_placement(refs, resolve_refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
@@ -251,6 +340,7 @@ def build_index(
             embedder=embedder,
             doc_type=types[d],
             policy=corpus.policy,
+            heading_guard=heading_guard,
         )
         chunks.extend(made)
         cuts.append(plan.cuts)
@@ -271,4 +361,5 @@ def build_index(
         late,
         tuple(cuts),
         sizes,
+        heading_guard,
     )

@@ -6,6 +6,7 @@ exact by construction."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -68,22 +69,71 @@ def search(corpus: Corpus, query: str, doc: int | None = None) -> list[Hit]:
     return hits
 
 
+_INLINE = (  # markdown's inline marks -> the text they mark, in this order
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # an image: its alt text
+    (re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])"), r"\1"),  # a link: its text
+    (re.compile(r"<((?:https?|mailto):[^<>\s]+)>"), r"\1"),  # an autolink: its address
+    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # code
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),  # struck through
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"), r"\1"),
+    (re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>"), ""),  # an HTML tag
+)
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")  # a backslash escape: no mark
+_HIDDEN = 0xE000  # escaped characters wait in the private use area while marks are removed
+_LINE_START = re.compile(r"^\s*(?:>\s?)*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?)?")
+
+
+def readable(text: str, kind: str = "sentence") -> str:
+    """A unit's text as a reader sees it rendered: without the markdown marks of its line
+    (heading hashes, a bullet, a quote's ``>``), its emphasis and code marks, and a link's or
+    image's address; a table row's cells between `` | ``; code as it is."""
+    if kind == "code":
+        return text
+    if kind == "row":
+        cells = text.strip().strip("|").split("|")
+        return " | ".join(readable(c.strip()) for c in cells)
+    escaped = _ESCAPED.search(text) is not None
+    out = _ESCAPED.sub(lambda m: chr(_HIDDEN + ord(m.group(1))), text) if escaped else text
+    out = _LINE_START.sub("", out, count=1)
+    for pattern, replacement in _INLINE:
+        out = pattern.sub(replacement, out)
+    if escaped:
+        out = re.sub("[\ue000-\ue07f]", lambda m: chr(ord(m.group()) - _HIDDEN), out)
+    return html.unescape(out)
+
+
 def entry(corpus: Corpus, doc: int, start: int, end: int) -> dict:
     """The evidence entry for ``[start, end)`` of document ``doc``: its text, pinned there."""
     document = corpus.documents[doc]
     return {"doc": document.name, "text": document.text[start:end], "start": start}
 
 
+def anywhere(corpus: Corpus, ev) -> dict:
+    """The evidence entry for evidence that accepts any occurrence: its text as located, not
+    pinned, in its document when every occurrence is in that one."""
+    out = {"text": corpus.documents[ev.doc].text[ev.start : ev.end], "occurrence": "any"}
+    if len({d for d, _, _ in ev.occurrences}) == 1:
+        out = {"doc": corpus.documents[ev.doc].name} | out
+    return out
+
+
 def question_items(corpus: Corpus) -> list[dict]:
     """The corpus's questions as QE objects, each evidence entry the located text pinned at
-    its start in its document."""
+    its start in its document (evidence that accepts any occurrence stays so)."""
     items = []
     for q in corpus.questions:
         item = {
             "id": q.id,
             "question": q.question,
             "split": q.split,
-            "evidence": [entry(corpus, e.doc, e.start, e.end) for e in q.evidence],
+            "evidence": [
+                entry(corpus, e.doc, e.start, e.end)
+                if e.occurrences is None
+                else anywhere(corpus, e)
+                for e in q.evidence
+            ],
         }
         if q.case:
             item["case"] = q.case

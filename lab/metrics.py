@@ -20,6 +20,7 @@ from .assemble import (
     passed_over,
 )
 from .corpus import Question
+from .diagnosis import context_note, did_not_fit, note
 from .index import Index
 from .retrieve import Ranking
 from .stats import wilson_interval
@@ -36,7 +37,8 @@ EXPLAIN = {
     NOT_RANKED: "the chunks holding it never scored for this question",
     "over budget": "a chunk holding it was offered but did not fit the words left in the budget",
     "near-duplicate": "a chunk holding it was skipped as a near-duplicate of the context",
-    "below the cut": "a chunk holding it was ranked, but the budget filled before its turn",
+    "below the cut": "a chunk holding it was ranked after the assembler stopped: it, like every "
+    "chunk after it, had more words than were left",
 }
 
 
@@ -60,6 +62,28 @@ class EvidenceResult:
     diagnosis: str | None
     rank: int | None  # rank of the best-ranked chunk holding it, if any was offered
     doc: str = ""
+    detail: str | None = None  # why that chunk was passed over, in numbers (``diagnosis.note``)
+    # Evidence that accepts any occurrence: every place it occurs, ``(doc, start, end)``; a
+    # context holding one holds it. Empty: only ``span`` counts.
+    occurrences: tuple[tuple[str, int, int], ...] = ()
+
+
+def occurrence_dict(e: EvidenceResult, context: Sequence[Pick]) -> dict:
+    """Evidence that accepts any occurrence, as JSON: ``"occurrence": "any"`` and every place it
+    occurs, each with whether a picked chunk holds it."""
+    return {
+        "occurrence": "any",
+        "occurrences": [
+            {
+                "doc": doc,
+                "span": [start, end],
+                "in_context": any(
+                    p.doc == doc and s <= start and end <= t for p in context for s, t in p.source
+                ),
+            }
+            for doc, start, end in e.occurrences
+        ],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,16 +200,28 @@ def _evidence(
     diagnosis: str | None,
     rank: int | None,
     doc: str,
+    detail: str | None = None,
+    occurrences: tuple[tuple[str, int, int], ...] = (),
     _set=_EVIDENCE,
 ) -> EvidenceResult:
-    """``EvidenceResult(span, in_context, diagnosis, rank, doc)``, through its slots."""
+    """``EvidenceResult(span, in_context, diagnosis, rank, doc, detail, occurrences)``, through
+    its slots."""
     obj = _new(EvidenceResult)
     _set[0](obj, span)
     _set[1](obj, in_context)
     _set[2](obj, diagnosis)
     _set[3](obj, rank)
     _set[4](obj, doc)
+    _set[5](obj, detail)
+    _set[6](obj, occurrences)
     return obj
+
+
+def _occurrences(ev, names: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
+    """``EvidenceResult.occurrences`` of evidence ``ev``."""
+    if ev.occurrences is None:
+        return ()
+    return tuple([(names[d], s, e) for d, s, e in ev.occurrences])
 
 
 def rank_question(
@@ -198,7 +234,7 @@ def rank_question(
     if look is None:
         look = look_ahead(ranking, index.words, FIRST_LOOK)
     holding, ranked = index.holder_lists, look.ranked
-    held = tuple(holding[(ev.doc, ev.start, ev.end)] for ev in q.evidence)
+    held = tuple(holding[ev.key] for ev in q.evidence)
     relevant = set().union(*held)
     where = {k: ranked.index(k) for k in relevant if k in ranked}
     bests = []
@@ -240,7 +276,7 @@ def rank_questions(
     out = []
     waiting = []  # (question, span, holders): no holder of the span shown in a partial look
     for q, look in zip(questions, looks, strict=True):
-        held = tuple([holding[ev.doc, ev.start, ev.end] for ev in q.evidence])
+        held = tuple([holding[ev.key] for ev in q.evidence])
         ranked = look.ranked
         where: dict[int, int] = {}
         bests: list = []
@@ -318,11 +354,14 @@ def score_question(
     evidence = []
     partial, complete = False, True
     for ev, holders, best in zip(q.evidence, ranked.holders, ranked.best, strict=True):
+        copies = _occurrences(ev, names)
         if not picked.isdisjoint(holders):
             partial = True
-            evidence.append(_evidence((ev.start, ev.end), True, None, best[0] + 1, names[ev.doc]))
+            span, name, rank = (ev.start, ev.end), names[ev.doc], best[0] + 1
+            evidence.append(_evidence(span, True, None, rank, name, None, copies))
             continue
         complete = False
+        detail = None
         if ranking.allowed is not None and ev.doc not in ranking.allowed:
             diagnosis = FILTERED_OUT
         elif not holders:
@@ -330,9 +369,12 @@ def score_question(
         elif best is None:
             diagnosis = NOT_RANKED
         else:
-            diagnosis = context.decision(best[1], best[0], int(index.words[best[1]]))
+            words = int(index.words[best[1]])
+            diagnosis = context.decision(best[1], best[0], words)
+            detail = context_note(context, diagnosis, best[1], best[0], words, index)
         rank = best[0] + 1 if best else None
-        evidence.append(_evidence((ev.start, ev.end), False, diagnosis, rank, names[ev.doc]))
+        span, name = (ev.start, ev.end), names[ev.doc]
+        evidence.append(_evidence(span, False, diagnosis, rank, name, detail, copies))
     picks = index.pick_fields
     result, put = _new(QuestionResult), _RESULT
     put[0](result, q.id)
@@ -381,28 +423,37 @@ def score_questions(
         evidence = []
         partial, complete = False, True
         for ev, holders, best in zip(q.evidence, r.holders, r.best, strict=True):
+            copies = () if ev.occurrences is None else _occurrences(ev, names)
             if not chosen.isdisjoint(holders):
                 partial = True
                 span, name = (ev.start, ev.end), names[ev.doc]
-                evidence.append(evidence_result(span, True, None, best[0] + 1, name))
+                evidence.append(evidence_result(span, True, None, best[0] + 1, name, None, copies))
                 continue
             complete = False
+            detail = None
             if ranking.allowed is not None and ev.doc not in ranking.allowed:
                 diagnosis = FILTERED_OUT
             elif not holders:
                 diagnosis = NOT_INTACT
             elif best is None:
                 diagnosis = NOT_RANKED
-            elif best[0] >= cut:  # ``Context.decision`` past the cut
-                diagnosis = OVER_BUDGET if picks[best[1]][1] > budget else BELOW_CUT
-            elif order[best[0]] == best[1]:  # ``Context.decision`` before the cut
-                diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
             else:
-                walked = Context.of(look, outcome, budget, keys)
-                diagnosis = walked.decision(best[1], best[0], picks[best[1]][1])
+                k, words = best[1], picks[best[1]][1]
+                if best[0] >= cut:  # ``Context.decision`` past the cut
+                    diagnosis = OVER_BUDGET if words > budget else BELOW_CUT
+                    detail = did_not_fit(budget - used, words, budget)
+                elif order[best[0]] == k:  # ``Context.decision`` before the cut
+                    diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
+                    detail = note(
+                        diagnosis, best[0], positions, order, look.sizes, budget, k, words, index
+                    )
+                else:
+                    walked = Context.of(look, outcome, budget, keys)
+                    diagnosis = walked.decision(k, best[0], words)
+                    detail = context_note(walked, diagnosis, k, best[0], words, index)
             rank = best[0] + 1 if best else None
             span, name = (ev.start, ev.end), names[ev.doc]
-            evidence.append(evidence_result(span, False, diagnosis, rank, name))
+            evidence.append(evidence_result(span, False, diagnosis, rank, name, detail, copies))
         result = _new(QuestionResult)
         put[0](result, q.id)
         put[1](result, q.split)
@@ -477,7 +528,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
     body = np.fromiter((c.body_chars for c in chunks), dtype=np.int64, count=n)
     delivered = np.fromiter((len(c.text) for c in chunks), dtype=np.int64, count=n)
     total_chars = sum(len(d.text) for d in corpus.documents) or 1
-    spans = {(ev.doc, ev.start, ev.end): ev for q in corpus.questions for ev in q.evidence}
+    spans = {ev.key: ev for q in corpus.questions for ev in q.evidence}
     held = index.holder_lists
     intact = sum(1 for key in spans if held[key])
     return IndexStats(
@@ -486,7 +537,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
         max_chars=int(body.max()) if n else 0,
         index_ratio=sum(len(c.text) for c in chunks) / total_chars,
         evidence_intact=intact / len(spans) if spans else 0.0,
-        heading_starts=sum(starts_at_heading(index, c) for c in chunks) / n if n else 0.0,
+        heading_starts=index.heading_starts / n if n else 0.0,
         over_size=sum(c.body_chars > index.limit(c) for c in chunks),
         over_budget=int((index.words > budget).sum()),
         objective=index.objective,
@@ -510,21 +561,3 @@ def _cut_inside(cuts: tuple[tuple[int, ...], ...], ev) -> bool:
     doc_cuts = cuts[ev.doc]
     i = bisect_right(doc_cuts, ev.start)
     return i < len(doc_cuts) and doc_cuts[i] < ev.end
-
-
-def starts_at_heading(index: Index, chunk) -> bool:
-    """True when the chunk's body begins at a heading line, or right after one whose path its
-    prefix carries."""
-    doc = index.corpus.documents[chunk.doc]
-    text, start = doc.text, chunk.start
-    while start < chunk.end and text[start].isspace():
-        start += 1
-    u = bisect_left(doc.unit_starts, start)
-    if u == len(doc.units) or doc.unit_starts[u] != start:
-        return False
-    unit = doc.units[u]
-    if unit.kind == "heading":
-        return True
-    return (
-        u > 0 and doc.units[u - 1].kind == "heading" and unit.provision in chunk.prefix_provisions
-    )

@@ -22,7 +22,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .gc_pause import gc_paused
 from .text import tokenize, tokenize_many
 
 PATH_SEPARATOR = " \u203a "
@@ -192,8 +191,7 @@ class Document:
     def unit_tokens(self) -> list[list[str]]:
         """BM25 tokens of every unit (tokens never cross a unit boundary)."""
         text = self.text
-        with gc_paused():
-            return tokenize_many([text[u.start : u.end] for u in self.units])
+        return tokenize_many([text[u.start : u.end] for u in self.units])
 
     def tokens(self, start: int, end: int) -> list[str]:
         """Tokens of ``text[start:end]``, from the units' tokens when the range is whole units."""
@@ -872,7 +870,6 @@ def _provision_level(headings: dict[int, Heading], title_unit: int | None) -> in
     return max(h.level for h in shown)
 
 
-@gc_paused()
 def parse_document(text: str, name: str = "document") -> Document:
     """Parse ``text`` (markdown or plain) into units, provisions and resolved cross-references."""
     parser = _Markdown(text)

@@ -30,7 +30,7 @@ result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")
 st.caption(
-    f"Chunk size L = {settings.size} characters; budget = {settings.budget} words; "
+    f"Chunk size L = {settings.size} characters; {state.budget_note(settings)}; "
     f"{draw.REFS_NOTE[settings.refs]}. Chars count the body a chunk covers; delivered counts "
     "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")

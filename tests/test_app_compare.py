@@ -172,8 +172,8 @@ def test_a_bad_b_chunker_or_mode_is_named_with_the_one_value_b_takes():
     notices = [w.value for w in app.warning]
     assert notices == [
         "Ignored **b_chunker=nope** from the link: expected one of fixed, sentence, structure, "
-        "qes-dp, qes-greedy, recursive, parent-child, table-rows, by-type (semantic needs "
-        "dense=true). Using **structure**.",
+        "qes-dp, qes-greedy, qes-retrieval, recursive, parent-child, table-rows, by-type "
+        "(semantic needs dense=true). Using **structure**.",
         "Ignored **b_mode=zigzag** from the link: expected one of flat, graph (dense and hybrid "
         "need dense=true). Using **graph**.",
     ]

@@ -8,13 +8,13 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from ..gc_pause import gc_paused
 from ..parse import Document, fast_constructor
 from . import (  # noqa: F401  (register the chunkers)
     by_type,
     parent_child,
     qes_dp,
     qes_greedy,
+    qes_retrieval,
     recursive,
     semantic,
     structure,
@@ -35,9 +35,11 @@ from .base import (
     fitted_plan,
     reference_placement,
 )
+from .guard import GUARDED
 
 __all__ = [
     "CHUNKERS",
+    "GUARDED",
     "REFERENCE_PLACEMENTS",
     "Chunk",
     "ChunkerSpec",
@@ -152,7 +154,6 @@ def reference_excerpt(
     return start, end
 
 
-@gc_paused()
 def chunk_document(
     doc: Document,
     doc_index: int,
@@ -168,6 +169,7 @@ def chunk_document(
     embedder=None,
     doc_type: str = "other",
     policy=None,
+    heading_guard: bool = False,
 ) -> tuple[list[Chunk], Plan]:
     """Chunk one document with a registered chunker and build each chunk's delivered text.
 
@@ -177,9 +179,12 @@ def chunk_document(
     "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
     or "off"; ``resolve_refs`` is the older on/off switch (see ``reference_placement``).
     ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
-    chooses by."""
+    chooses by; ``heading_guard`` keeps the guarded chunkers (:data:`~lab.chunkers.guard.GUARDED`)
+    from cutting between a heading and its first unit."""
     refs = reference_placement(refs, resolve_refs)
-    params = Params(size, overlap, training, refs != "off", embedder, doc_type, policy)
+    params = Params(
+        size, overlap, training, refs != "off", embedder, doc_type, policy, heading_guard
+    )
     plan = fitted_plan(CHUNKERS[chunker], doc, params)
     text = doc.text
     provisions = doc.provisions

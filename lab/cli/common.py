@@ -32,6 +32,7 @@ from .. import (
     training_warning,
     untrained_chunkers,
 )
+from ..adaptive import ADAPTIVE
 from ..embed import DEFAULT_MODEL, DenseUnavailable
 from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
 from ..run import embedder_for, reranker_for
@@ -149,10 +150,12 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--budget",
-        type=int,
+        type=budget_value,
         default=DEFAULTS.budget,
-        metavar="N",
-        help=f"context budget in words (default {DEFAULTS.budget})",
+        metavar="N|adaptive",
+        help=f"context budget in words (default {DEFAULTS.budget}), or adaptive: a budget per "
+        f"question, one of {', '.join(map(str, DEFAULTS.adaptive_budgets))} (a sweep: one of "
+        "--budgets), fitted on the train questions",
     )
     p.add_argument(
         "--overlap",
@@ -176,6 +179,12 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--no-refs", dest="refs", action="store_const", const="off", help="the same as --refs off"
+    )
+    p.add_argument(
+        "--heading-guard",
+        action="store_true",
+        help="qes-dp, qes-greedy and qes-retrieval never cut between a heading and its first "
+        "unit (unless the two together are longer than --size)",
     )
     p.add_argument(
         "--no-filters",
@@ -219,6 +228,18 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", type=Path, metavar="FILE", help="write the output here, not stdout")
 
 
+def budget_value(text: str) -> int | str:
+    """``--budget``: a whole number of words, or "adaptive"."""
+    if text.strip().lower() == ADAPTIVE:
+        return ADAPTIVE
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of words or {ADAPTIVE}, got {text!r}"
+        ) from None
+
+
 def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
     """The experiment the options describe; a ``ValueError`` names a flag whose value is out of
     range."""
@@ -250,6 +271,7 @@ def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> La
         headers=args.headers,
         refs=args.refs,
         filters=args.filters,
+        heading_guard=args.heading_guard,
         overlap=args.overlap,
         dense=args.dense,
         late=args.late,
@@ -364,7 +386,7 @@ def warn_parents(corpus: Corpus, config: LabConfig, cache: LabCache) -> None:
     if PARENT_CHILD not in config.chunkers:
         return
     index = cache.index(corpus, config, PARENT_CHILD)
-    warning = parents_over_budget(index.chunks, config.size, config.budget)
+    warning = parents_over_budget(index.chunks, config.size, config.words)
     if warning:
         say("warning", warning)
 

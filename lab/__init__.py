@@ -49,6 +49,7 @@ from .corpus import (
     load_collection,
     load_corpus,
 )
+from .csv_export import csv_text
 from .decode import decode_text
 from .depth import Depth, ranking_depth
 from .diagnosis import context_note
@@ -59,7 +60,9 @@ from .formats.text import parse_document
 from .importers import FORMATS as IMPORT_FORMATS
 from .importers import Imported, collection_files, import_dataset, open_files, recognise
 from .index import Index, build_index
+from .jsonread import loads_or_none as json_or_none
 from .marking import Hit, next_id, qe_text, question_items, search
+from .memory import over_budget as memory_over_budget
 from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document
 from .qe import MAX_QE_CHARS, parse_qe
@@ -147,6 +150,9 @@ __all__ = [
     "uses_embeddings",
     "load_corpus",
     "decode_text",
+    "memory_over_budget",
+    "csv_text",
+    "json_or_none",
     "parse_qe",
     "mcnemar_exact",
     "paired_bootstrap",

@@ -63,7 +63,10 @@ if chunker == POLICY_CHUNKER:
     info = corpus.info[doc]
     config = settings.config
     choice = corpus.policy.resolve(info.type, config.size, config.overlap, settings.dense)
-    st.caption(f"This document is a **{info.type}**: the policy cuts it with **{choice.chunker}**.")
+    st.caption(
+        f"This document is a **{draw.md_escape(info.type)}**: the policy cuts it with "
+        f"**{choice.chunker}**."  # a registered chunker: the policy refuses any other name
+    )
 if corpus.info[doc].format == "html":
     st.caption("An HTML document: the map shows its extracted text, where evidence is found.")
 

@@ -11,6 +11,7 @@ shows them until dismissed (:func:`show_notices`).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -70,6 +71,7 @@ NUMBERS = {  # the Compare page's B binds b_size and b_budget
 MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
 FLAGS = {"headers", "filters", "heading_guard", "adaptive_budget", "dense", "late", "rerank"}
 OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
+_PLAIN_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 
 
 def chunker_options(dense: bool) -> list[str]:
@@ -124,8 +126,15 @@ def shown(text: str) -> str:
     return md_escape(links.shown(text))
 
 
+def shown_key(key: str) -> str:
+    """A parameter's name from the link: as is when it is a plain name (``b_size``), which no
+    markdown can hide in, else shortened and escaped like a value."""
+    return key if _PLAIN_NAME.fullmatch(key) else shown(key)
+
+
 def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str:
     """What cleaning the link (:func:`links.clean`) changed, in words."""
+    key = shown_key(fix.key)
     given = ", ".join(shown(v) for v in fix.given)
     now = md_escape(fix.used) if fix.used is not None else None
     if fix.key in EXPECTED:
@@ -135,17 +144,15 @@ def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str
         expect = f"a whole number from {low} to {high}"
     if fix.why == "repeated":
         return (
-            f"The link gives **{fix.key}** {len(fix.given)} times ({given}): a setting takes "
+            f"The link gives **{key}** {len(fix.given)} times ({given}): a setting takes "
             f"one value, so the last one counts: **{now}**."
         )
     if fix.why == "not a number":
         default = ", ".join(md_escape(v) for v in settings.params().get(fix.key, []))
         default = default or "its default"
-        return (
-            f"Ignored **{fix.key}={given}** from the link: expected {expect}. Using **{default}**."
-        )
+        return f"Ignored **{key}={given}** from the link: expected {expect}. Using **{default}**."
     verb = "Clamped" if fix.why == "clamped" else "Rounded"
-    return f"{verb} **{fix.key}={given}** from the link to **{now}**: expected {expect}."
+    return f"{verb} **{key}={given}** from the link to **{now}**: expected {expect}."
 
 
 def url_notices(
@@ -167,7 +174,7 @@ def url_notices(
         rejected = [v for v in given if not _accepted(name, v, used[name])]
         if not rejected:
             continue
-        bad = ", ".join(f"{key}={shown(v)}" for v in rejected)
+        bad = ", ".join(f"{shown_key(key)}={shown(v)}" for v in rejected)
         now = ", ".join(md_escape(v) for v in used[name]) or "none"
         notices.append(
             f"Ignored **{bad}** from the link: expected "

@@ -26,6 +26,7 @@ from lab import (
     CHUNKERS,
     DEFAULT_BUDGETS,
     DEFAULT_CHUNKERS,
+    DEFAULT_SIZES,
     LEXICAL_MODES,
     POLICY_CHUNKER,
     REFERENCE_PLACEMENTS,
@@ -34,6 +35,7 @@ from lab import (
     LabConfig,
     Question,
     embed,
+    memory_over_budget,
 )
 from lab.rerank import DEFAULT_RERANKER
 
@@ -418,11 +420,34 @@ def _corpus_ready(settings: Settings, page: StreamlitPage) -> bool:
         shown = st.error if missing else st.warning
         what = "handbook" if settings.corpus == cache.HANDBOOK else f"{settings.corpus} collection"
         shown(f"The bundled {what} is incomplete: {md_escape(problem)}.", icon=":material/error:")
+    if not missing and page.url_path != corpus_input.PAGE:
+        return _fits_memory(settings, page)
     if not missing or page.url_path == corpus_input.PAGE:
         return True
     st.info("Every page needs a corpus: load your own document and questions.")
     st.page_link(
         f"pages/{corpus_input.PAGE}.py", label="Your corpus", icon=":material/upload_file:"
+    )
+    return False
+
+
+def _fits_memory(settings: Settings, page: StreamlitPage) -> bool:
+    """False, with why, when the smallest chunk size this page would index at makes an index
+    larger than the server's memory budget (``CHUNKING_LAB_MEMORY_MB``): refused before any
+    work, so one user cannot exhaust the server."""
+    sizes = [settings.size]
+    if page.url_path == "sweep_charts":
+        sizes += list(DEFAULT_SIZES)
+    if page.url_path == "compare":
+        sizes.append(int(st.session_state.get("b_size") or settings.size))
+    corpus = cache.corpus(settings.corpus)
+    problem = memory_over_budget([d.text for d in corpus.documents], min(sizes))
+    if problem is None:
+        return True
+    st.error(
+        f"This page was not run: {md_escape(problem)}. Raise the chunk size in the sidebar, "
+        "or load a shorter text on **Your corpus**.",
+        icon=":material/memory:",
     )
     return False
 

@@ -25,7 +25,7 @@ from ..cluster import ClusterError, DistributedUnavailable, SchedulerUnreachable
 from ..embed import DenseUnavailable
 from ..problems import CorpusError
 from . import bench, compare, generate, importing, outline, runs
-from .common import Parser, say
+from .common import Parser, refuse_overwriting_inputs, say
 
 COMMANDS = (runs, compare, bench, importing, generate, outline)
 
@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0
     try:
+        refuse_overwriting_inputs(args)
         return args.handler(args)
     except (CorpusError, ValueError) as exc:
         say("error", str(exc))

@@ -4,6 +4,8 @@ configuration and corpus they describe, and how messages and output are written.
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,10 +20,14 @@ from .. import (
     REFERENCE_PLACEMENTS,
     SPLITS,
     Corpus,
+    CorpusError,
     LabCache,
     LabConfig,
+    decode_text,
+    json_or_none,
     load_collection,
     load_corpus,
+    memory_over_budget,
     parents_over_budget,
     training_warning,
     untrained_chunkers,
@@ -303,7 +309,21 @@ def load_models(config: LabConfig, download: bool = False) -> None:
 
 
 def say(level: str, message: str) -> None:
-    print(f"{level}: {message}", file=sys.stderr)
+    """One ``level: message`` line on stderr. Characters a terminal would act on (escape
+    sequences, line breaks, bidirectional controls) are printed escaped (``\\x1b``, ``\\n``),
+    so an id or a question cannot recolour the terminal or forge an ``error:`` line."""
+    print(f"{level}: {printable(message)}", file=sys.stderr)
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (``str.isprintable``; the space
+    is) written as its Python escape."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
 
 
 def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:
@@ -359,6 +379,14 @@ def load_corpus_of(args: argparse.Namespace) -> Corpus:
     return corpus
 
 
+def warn_memory(corpus: Corpus, sizes: Sequence[int]) -> None:
+    """One warning line when an index at the smallest of ``sizes`` would pass the memory budget
+    (``CHUNKING_LAB_MEMORY_MB``); the command still runs: this machine is the user's own."""
+    problem = memory_over_budget([d.text for d in corpus.documents], min(sizes))
+    if problem:
+        say("warning", problem[0].upper() + problem[1:])
+
+
 def warn_training(corpus: Corpus, split: str, chunkers: Sequence[str]) -> None:
     """One warning line when a supervised chunker is scored on its own train questions."""
     warning = training_warning(corpus, split, chunkers)
@@ -390,9 +418,80 @@ def warn_untrained(corpus: Corpus, chunkers: Sequence[str]) -> None:
 
 
 def emit(text: str, output: Path | None) -> None:
+    """``text`` to stdout, or to ``output`` whole or not at all: written to a temporary file
+    beside it, then renamed over it, so a full disk, a size limit or a kill mid-write leaves
+    any earlier result as it was."""
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    output.write_text(text, encoding="utf-8")
+    write_atomically(output, text.encode("utf-8"))
     say("note", f"wrote {output}")
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """``data`` as the content of ``path``, replacing it in one rename (POSIX ``rename(2)``
+    is atomic within a folder); the temporary file is removed when writing fails."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+INPUT_OPTIONS = ("doc", "qe", "collection", "source")
+OUTPUT_OPTIONS = ("output", "out")
+
+
+def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
+    """ValueError when ``--output`` (``--out``) names a file the command reads: a document,
+    the questions, a manifest or a file it lists."""
+    outputs = [getattr(args, name, None) for name in OUTPUT_OPTIONS]
+    outputs = [o for o in outputs if isinstance(o, Path)]
+    if not outputs:
+        return
+    inputs: list[Path] = []
+    for name in INPUT_OPTIONS:
+        value = getattr(args, name, None)
+        inputs += [v for v in (value if isinstance(value, list) else [value]) if v is not None]
+    collection = getattr(args, "collection", None)
+    if collection is not None:
+        inputs += listed_files(collection)
+    for output in outputs:
+        for given in inputs:
+            if _same_file(output, given):
+                option = "--out" if output is getattr(args, "out", None) else "--output"
+                raise ValueError(
+                    f"{option} {output} names an input file ({given}): writing there would "
+                    "overwrite it; choose another file"
+                )
+
+
+def listed_files(manifest: Path) -> list[Path]:
+    """The files a manifest names (documents and questions), beside it; none when it cannot
+    be read (its reader reports why)."""
+    try:
+        raw = json_or_none(decode_text(manifest.read_bytes(), str(manifest)))
+    except (OSError, CorpusError):
+        return []
+    if not isinstance(raw, dict):
+        return []
+    items = raw.get("documents") if isinstance(raw.get("documents"), list) else []
+    paths = [i.get("path") if isinstance(i, dict) else i for i in items]
+    paths.append(raw.get("questions"))
+    return [manifest.parent / p for p in paths if isinstance(p, str)]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except (OSError, RuntimeError):
+        return False

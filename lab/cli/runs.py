@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
-from .. import LabCache, run_lab, scored_on_training, sweep
+from .. import LabCache, csv_text, run_lab, scored_on_training, sweep
 from ..cluster import DistributedUnavailable, connected, distributed_status, local_cluster
 from ..run import DEFAULT_BUDGETS, DEFAULT_SIZES
 from ..training import MARK
@@ -22,6 +22,7 @@ from .common import (
     load_corpus_of,
     load_models,
     positive_int,
+    warn_memory,
     warn_parents,
     warn_training,
     warn_untrained,
@@ -105,6 +106,7 @@ def _sweep_client(args: argparse.Namespace) -> tuple[AbstractContextManager, str
 def _cmd_run(args: argparse.Namespace) -> int:
     config = experiment_config(args)
     corpus = load_corpus_of(args)
+    warn_memory(corpus, [config.size])
     warn_untrained(corpus, config.chunkers)
     warn_training(corpus, config.split, config.chunkers)
     load_models(config, args.download)
@@ -119,7 +121,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 run[MARK.replace(" ", "_")] = True  # "scored_on_training_data"
         text = json.dumps(data, indent=2) + "\n"
     elif args.format == "csv":
-        text = result.metrics_frame().to_csv(index=False)
+        text = csv_text(result.metrics_frame())
     else:
         text = run_table(result, corpus)
     emit(text, args.output)
@@ -129,6 +131,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     config = experiment_config(args, args.sizes)
     corpus = load_corpus_of(args)
+    warn_memory(corpus, args.sizes or DEFAULT_SIZES)
     warn_untrained(corpus, config.chunkers)
     warn_training(corpus, config.split, config.chunkers)
     cluster, where = _sweep_client(args)
@@ -143,7 +146,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2) + "\n"
     elif args.format == "csv":
-        text = result.frame().to_csv(index=False)
+        text = csv_text(result.frame())
     else:
         at = config.budget if not config.adaptive else DEFAULTS.budget  # the fixed slice shown
         text = sweep_table(result, corpus, args.size, at)

@@ -68,7 +68,8 @@ class LabConfig:
     chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that reorders
     the top ``rerank_top`` chunks before assembly. ``filters`` applies the questions' metadata
     filters (each question ranks only the documents whose metadata match it); off, every
-    question ranks every document.
+    question ranks every document. ``tokenizer`` names one (``lab.tokens``): chunk size, overlap
+    and budget then count its tokens, not characters and words.
 
     ``resolve_refs`` is the older on/off switch, still accepted (False is ``refs="off"``) and
     readable (whether references are resolved at all)."""
@@ -86,6 +87,7 @@ class LabConfig:
     rerank: str | None = None
     rerank_top: int = RERANK_TOP
     filters: bool = True
+    tokenizer: str | None = None
 
     @property
     def resolve_refs(self) -> bool:
@@ -186,6 +188,7 @@ def question_dict(r: QuestionResult) -> dict:
                 "doc": p.doc,
                 "rank": p.rank,
                 "words": p.words,
+                "tokens": p.tokens,
                 "source": [list(s) for s in p.source],
             }
             for p in r.context
@@ -584,6 +587,7 @@ class LabCache:
                 refs=config.refs,
                 embedder=embedder_for(config),
                 late=config.late,
+                tokenizer=tokenizer_for(config),
             ),
             self.max_indexes,
         )
@@ -636,7 +640,17 @@ def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tu
         config.refs,
         config.dense,
         config.late,
+        config.tokenizer,
     )
+
+
+def tokenizer_for(config: LabConfig):
+    """The shared tokenizer the configuration names, or None when sizes count characters."""
+    if config.tokenizer is None:
+        return None
+    from .tokens import get_tokenizer
+
+    return get_tokenizer(config.tokenizer)
 
 
 def embedder_for(config: LabConfig):

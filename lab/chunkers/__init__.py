@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import chain, repeat
 
 import numpy as np
@@ -11,6 +12,7 @@ import numpy as np
 from ..gc_pause import gc_paused
 from ..parse import Document, fast_constructor
 from . import (  # noqa: F401  (register the chunkers)
+    adapters,
     by_type,
     parent_child,
     qes_dp,
@@ -32,6 +34,7 @@ from .base import (
     Plan,
     Rendered,
     Training,
+    chunker_status,
     fitted_plan,
     reference_placement,
 )
@@ -46,7 +49,9 @@ __all__ = [
     "Rendered",
     "Training",
     "chunk_document",
+    "chunker_status",
     "reference_placement",
+    "token_sized_plan",
 ]
 
 
@@ -152,6 +157,45 @@ def reference_excerpt(
     return start, end
 
 
+MIN_SIZE = 20  # characters: the smallest L the lab's own chunkers are run with
+
+
+def token_sized_plan(spec: ChunkerSpec, doc: Document, params: Params) -> Plan:
+    """The plan of a chunker that counts characters, sized so that no body holds more than
+    ``params.size`` tokens of ``params.tokenizer``: the largest character size (found by
+    bisection between ``MIN_SIZE`` and ten characters a token) at which every body fits, the
+    overlap scaled with it. Where none fits, the plan at ``MIN_SIZE``."""
+    tokenizer, size, overlap = params.tokenizer, params.size, params.overlap
+
+    def plan_at(chars: int) -> tuple[Plan, bool]:
+        shared = replace(params, size=chars, overlap=overlap * chars // size, tokenizer=None)
+        plan = fitted_plan(spec, doc, shared)
+        counts = tokenizer.counts([doc.text[s:e] for s, e in plan.bodies])
+        return plan, max(counts, default=0) <= size
+
+    lo, hi = MIN_SIZE, max(MIN_SIZE, 10 * size)
+    best, fits = plan_at(hi)
+    if fits:
+        return best
+    best = None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        plan, fits = plan_at(mid)
+        if fits:
+            best, lo = plan, mid + 1
+        else:
+            hi = mid
+    return best if best is not None else plan_at(MIN_SIZE)[0]
+
+
+def plan_document(spec: ChunkerSpec, doc: Document, params: Params) -> Plan:
+    """``spec``'s plan of ``doc``: adapters and plugins measure with ``params.tokenizer``
+    themselves; the lab's own chunkers are sized to it by :func:`token_sized_plan`."""
+    if params.tokenizer is None or spec.kind != "lab":
+        return fitted_plan(spec, doc, params)
+    return token_sized_plan(spec, doc, params)
+
+
 @gc_paused()
 def chunk_document(
     doc: Document,
@@ -168,6 +212,7 @@ def chunk_document(
     embedder=None,
     doc_type: str = "other",
     policy=None,
+    tokenizer=None,
 ) -> tuple[list[Chunk], Plan]:
     """Chunk one document with a registered chunker and build each chunk's delivered text.
 
@@ -177,10 +222,11 @@ def chunk_document(
     "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
     or "off"; ``resolve_refs`` is the older on/off switch (see ``reference_placement``).
     ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
-    chooses by."""
+    chooses by. With a ``tokenizer`` (``lab.tokens.Tokenizer``), ``size`` and ``overlap``
+    count its tokens (:func:`plan_document`)."""
     refs = reference_placement(refs, resolve_refs)
-    params = Params(size, overlap, training, refs != "off", embedder, doc_type, policy)
-    plan = fitted_plan(CHUNKERS[chunker], doc, params)
+    params = Params(size, overlap, training, refs != "off", embedder, doc_type, policy, tokenizer)
+    plan = plan_document(CHUNKERS[chunker], doc, params)
     text = doc.text
     provisions = doc.provisions
     delivered_spans = plan.parents if plan.parents else plan.bodies

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -118,6 +119,11 @@ class Params:
     embedder: object | None = None
     doc_type: str = "other"
     policy: object | None = None
+    tokenizer: object | None = None  # lab.tokens.Tokenizer: size and overlap count its tokens
+
+    def length(self, text: str) -> int:
+        """How long ``text`` is in the unit ``size`` counts: tokens, or characters."""
+        return len(text) if self.tokenizer is None else self.tokenizer.count(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +154,7 @@ class Plan:
     parents: tuple[tuple[int, int], ...] | None = None
     rendered: Mapping[int, Rendered] | None = None
     cuts: tuple[int, ...] = ()  # where units longer than L were split (piece ends)
+    notes: tuple[str, ...] = ()  # what an adapter's library did that the ranges cannot show
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,9 @@ class ChunkerSpec:
     overlap: bool = False  # uses the overlap parameter
     units: bool = True  # cuts on units (a unit longer than L is split into pieces first)
     rows: bool = False  # renders table rows itself: they reach it whole, however long
+    kind: str = "lab"  # "lab", "adapter" (another library's), "plugin" or "pipeline" (named)
+    requires: tuple[str, ...] = ()  # modules it imports (adapters)
+    install: str = ""  # the command that installs them
 
 
 CHUNKERS: dict[str, ChunkerSpec] = {}
@@ -178,17 +188,34 @@ def register(
     overlap: bool = False,
     units: bool = True,
     rows: bool = False,
+    kind: str = "lab",
+    requires: tuple[str, ...] = (),
+    install: str = "",
 ):
     """Register a planner ``plan(doc, params) -> Plan``.
 
     ``order`` places the chunker in listings (simplest first); ``dense`` chunkers need an
     embedder; ``overlap`` chunkers use the overlap parameter; ``units`` chunkers cut on unit
     boundaries and are given a document whose units all fit in ``L`` (:func:`fit_units`), but
-    for the table rows of a ``rows`` chunker, which splits those itself."""
+    for the table rows of a ``rows`` chunker, which splits those itself. ``kind`` says whose
+    chunker it is; ``requires`` lists the modules it needs and ``install`` the command that
+    brings them (where they are missing it is listed as unavailable: :func:`chunker_status`)."""
 
     def wrap(fn):
         CHUNKERS[name] = ChunkerSpec(
-            name, label, description, fn, supervised, order, dense, overlap, units, rows
+            name,
+            label,
+            description,
+            fn,
+            supervised,
+            order,
+            dense,
+            overlap,
+            units,
+            rows,
+            kind,
+            requires,
+            install,
         )
         ordered = sorted(CHUNKERS.values(), key=lambda spec: spec.order)
         CHUNKERS.clear()
@@ -196,6 +223,20 @@ def register(
         return fn
 
     return wrap
+
+
+def missing_modules(spec: ChunkerSpec) -> list[str]:
+    """The modules ``spec`` needs that are not importable here (no import happens)."""
+    return [m for m in spec.requires if importlib.util.find_spec(m) is None]
+
+
+def chunker_status(name: str) -> tuple[bool, str]:
+    """Whether the chunker ``name`` can run here, and if not, what to install."""
+    spec = CHUNKERS[name]
+    missing = missing_modules(spec)
+    if not missing:
+        return True, ""
+    return False, f"{name} needs {' and '.join(missing)}: `{spec.install}`"
 
 
 def unit_span(doc: Document, first: int, stop: int) -> tuple[int, int]:

@@ -58,6 +58,7 @@ from .index import Index, build_index
 from .marking import Hit, next_id, qe_text, question_items, search
 from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document, parse_document
+from .plugins import Pipeline, load_config, load_plugin, register_chunker, register_pipeline
 from .qe import MAX_QE_CHARS, parse_qe
 from .retrieve import LEXICAL_MODES, MODES
 from .run import (
@@ -83,6 +84,11 @@ from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
     "CHUNKERS",
+    "Pipeline",
+    "load_config",
+    "load_plugin",
+    "register_chunker",
+    "register_pipeline",
     "DEFAULT_POLICY",
     "DOCUMENT_TYPES",
     "POLICY_CHUNKER",

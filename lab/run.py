@@ -15,6 +15,7 @@ import numpy as np
 
 from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, walk_ranking
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
+from .chunkers.base import ChunkerFailed
 from .corpus import Corpus, InputError, Question
 from .gc_pause import gc_paused
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
@@ -690,8 +691,13 @@ def _run_lab(
     runs = []
     total = len(config.chunkers) * len(config.modes)
     filtered = config.filters and any(q.filter for q in corpus.split(config.split))
+    failed = []
     for chunker in config.chunkers:
-        index = cache.index(corpus, config, chunker)
+        try:
+            index = cache.index(corpus, config, chunker)
+        except ChunkerFailed as err:  # a plugin's fault: the other chunkers still run
+            failed.append(InputError(str(err)))
+            continue
         stats = cache.stats(index, config.budget)
         for mode in config.modes:
             retrieval = cache.retrieval(index, config, mode)
@@ -705,7 +711,7 @@ def _run_lab(
             runs.append(Run(chunker, mode, metrics, stats, results, unfiltered, without))
             if progress:
                 progress(len(runs), total)
-    return LabResult(config, tuple(runs), corpus.errors)
+    return LabResult(config, tuple(runs), (*corpus.errors, *failed))
 
 
 @dataclass(frozen=True, eq=False)

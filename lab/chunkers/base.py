@@ -30,6 +30,10 @@ def reference_placement(refs: str = "delivered", resolve_refs: bool | None = Non
     return "delivered" if refs == "off" else refs
 
 
+class ChunkerFailed(ValueError):
+    """A chunker the user brought (a plugin) failed, or returned what the lab cannot use."""
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A retrievable piece of a document.

@@ -81,6 +81,7 @@ def test_sweep_page_runs_its_tasks_on_the_cluster_the_secret_names():
 
 def test_a_scheduler_that_cannot_be_reached_leaves_sweeps_on_this_machine(monkeypatch):
     monkeypatch.setenv(cluster.ENV, "scheduler-without-a-port")
+    st.cache_data.clear()  # the cluster is only reached for steps no earlier test cached
     app = sweep_page().run()
     assert not app.exception
     assert app.get("vega_lite_chart")
@@ -97,6 +98,7 @@ def test_a_scheduler_that_cannot_be_reached_leaves_sweeps_on_this_machine(monkey
 def test_a_named_scheduler_without_dask_installed_says_what_to_install(monkeypatch):
     monkeypatch.setenv(cluster.ENV, "tcp://127.0.0.1:8786")
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
+    st.cache_data.clear()  # the cluster is only reached for steps no earlier test cached
     app = sweep_page().run()
     assert not app.exception
     assert app.get("vega_lite_chart")

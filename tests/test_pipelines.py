@@ -8,10 +8,8 @@ import pytest
 
 from lab import build_corpus, build_index
 from lab.chunkers import CHUNKERS, Params, chunker_status
-from lab.chunkers.adapters import chonkie as chonkie_adapter
 from lab.chunkers.adapters import langchain as langchain_adapter
 from lab.chunkers.adapters import llamaindex as llamaindex_adapter
-from lab.chunkers.adapters import semchunk as semchunk_adapter
 from lab.chunkers.adapters.locate import locate
 from lab.chunkers.base import register
 from lab.index import check_chunking

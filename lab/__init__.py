@@ -8,7 +8,7 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
-from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
+from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, chunker_status, reference_placement
 from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
 from .cluster import connect as connect_cluster
@@ -84,6 +84,7 @@ from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
     "CHUNKERS",
+    "chunker_status",
     "Pipeline",
     "load_config",
     "load_plugin",

@@ -29,8 +29,11 @@ if documents.is_collection(corpus):
 result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")
+size_unit, budget_unit = (
+    (f"{settings.tokenizer} tokens",) * 2 if settings.tokenizer else ("characters", "words")
+)
 st.caption(
-    f"Chunk size L = {settings.size} characters; budget = {settings.budget} words; "
+    f"Chunk size L = {settings.size} {size_unit}; budget = {settings.budget} {budget_unit}; "
     f"{draw.REFS_NOTE[settings.refs]}. Chars count the body a chunk covers; delivered counts "
     "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")
@@ -38,6 +41,11 @@ st.caption(
 draw.training_notices(corpus, settings.split, settings.chunkers)
 cache.parents_notice(corpus, settings.config)
 table = overview.index_table(result)
+if settings.tokenizer:
+    tokens = {
+        r.chunker: cache.index(corpus, settings.config, r.chunker).tokens for r in result.runs
+    }
+    table = overview.with_tokens(table, tokens)
 columns = overview.index_columns(
     int(table["chunks"].max()), sum(len(q.evidence) for q in corpus.questions)
 )

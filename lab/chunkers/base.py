@@ -125,9 +125,10 @@ class Params:
     policy: object | None = None
     tokenizer: object | None = None  # lab.tokens.Tokenizer: size and overlap count its tokens
 
-    def length(self, text: str) -> int:
-        """How long ``text`` is in the unit ``size`` counts: tokens, or characters."""
-        return len(text) if self.tokenizer is None else self.tokenizer.count(text)
+    @property
+    def length(self) -> Callable[[str], int]:
+        """How long a text is in the unit ``size`` counts: its tokens, or ``len``."""
+        return len if self.tokenizer is None else self.tokenizer.count
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,8 +83,9 @@ def settings_note(c: LabConfig, dense: bool = True) -> str:
     """Size, budget, heading prefixes, reference placement, metadata filters when off, and
     dense options (unless ``dense`` is False: a side of a comparison that does not use them),
     in words."""
+    size, budget = (f"{c.tokenizer} tokens",) * 2 if c.tokenizer else ("chars", "words")
     return (
-        f"size {c.size} chars, budget {c.budget} words, headers {on_off(c.headers)}, "
+        f"size {c.size} {size}, budget {c.budget} {budget}, headers {on_off(c.headers)}, "
         f"references {c.refs}{'' if c.filters else ', metadata filters off'}"
         + (dense_note(c) if dense else "")
     )

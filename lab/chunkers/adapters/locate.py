@@ -11,42 +11,81 @@ the document is left out, and that is reported too: nothing is placed silently.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+import re
 from collections.abc import Iterable
 from difflib import SequenceMatcher
+
+import numpy as np
 
 from ..base import Plan
 
 MIN_MATCHED = 0.5  # of a rewritten chunk's characters, for it to be placed at all
 SHOWN = 3  # rewritten pieces quoted in a note
+SPACED_TRIES = 16  # chunks found by a pattern before the squeezed document is built instead
+GAP = 2000  # characters past the previous chunk's end a chunk is first looked for within
+PROBE = 32  # characters of a chunk searched for before the whole of it is compared
+
+
+# The code points ``str.isspace`` holds true for: what ``str.split`` splits at.
+SPACES = np.array(
+    [*range(0x09, 0x0E), *range(0x1C, 0x21), 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
+     0x2028, 0x2029, 0x202F, 0x205F, 0x3000],
+    dtype=np.uint32,
+)  # fmt: skip
+_IS_SPACE = np.zeros(int(SPACES.max()) + 2, dtype=bool)  # by code point; the last: any above
+_IS_SPACE[SPACES] = True
 
 
 class Squeezed:
-    """The document without whitespace: ``text`` and, for each of its characters, its position
-    in the document (``at``); ``lower`` is ``text`` lowercased when that keeps its length."""
+    """The document without whitespace: ``text`` (``"".join(source.split())``) and, for each of
+    its characters, its position in the document (``at``); ``lower`` is ``text`` lowercased
+    when that keeps its length."""
 
     def __init__(self, source: str):
-        self.at = [i for i, c in enumerate(source) if not c.isspace()]
-        self.text = "".join(source[i] for i in self.at)
+        codes = np.frombuffer(source.encode("utf-32-le"), dtype=np.uint32)
+        solid = ~_IS_SPACE.take(codes, mode="clip")
+        self.at = np.flatnonzero(solid)
+        self.text = codes[solid].tobytes().decode("utf-32-le")
         lower = self.text.lower()
         self.lower = lower if len(lower) == len(self.text) else None
 
     def index(self, position: int) -> int:
         """The first squeezed character at or after document ``position``."""
-        return bisect_left(self.at, position)
+        return int(self.at.searchsorted(position))
 
     def span(self, first: int, stop: int) -> tuple[int, int]:
         """The document range of squeezed characters ``first..stop-1``."""
-        return self.at[first], self.at[stop - 1] + 1
+        return int(self.at[first]), int(self.at[stop - 1]) + 1
 
 
-def _find(haystack: str, needle: str, start: int, end: int) -> int:
-    """The first occurrence of ``needle`` at or after ``start`` that reaches past ``end``, or
-    failing that the first at or after ``start`` (-1: none)."""
-    first = i = haystack.find(needle, start)
-    while i != -1 and i + len(needle) <= end:
-        i = haystack.find(needle, i + 1)
-    return first if i == -1 else i
+def _find(haystack: str, needle: str, start: int, end: int, stop: int | None = None) -> int:
+    """The first occurrence of ``needle`` starting in ``[start, stop)`` that reaches past
+    ``end``, or failing that the first starting there (-1: none). Searched by its first
+    ``PROBE`` characters, each hit checked whole (a short needle is found several times
+    faster)."""
+    head, first = needle[:PROBE], -1
+    limit = len(haystack) if stop is None else min(len(haystack), stop + len(head))
+    i = haystack.find(head, start, limit)
+    while i != -1:
+        if haystack.startswith(needle, i):
+            if i + len(needle) > end:
+                return i
+            if first == -1:
+                first = i
+        i = haystack.find(head, i + 1, limit)
+    return first
+
+
+def _spaced(text: str, piece: str, start: int, end: int, stop: int) -> tuple[int, int] | None:
+    """Where ``piece`` occurs with any whitespace between its words, starting in
+    ``[start, stop)`` (chosen as :func:`_find` chooses), or None."""
+    pattern = re.compile(r"\s+".join(map(re.escape, piece.split())))
+    limit = min(len(text), stop + len(piece))
+    first = m = pattern.search(text, start, limit)
+    while m is not None and m.end() <= end:
+        m = pattern.search(text, m.start() + 1, limit)
+    m = m or first
+    return None if m is None else m.span()
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -56,7 +95,9 @@ def _short(text: str, limit: int = 40) -> str:
 
 def locate(text: str, pieces: Iterable[str]) -> Plan:
     """The plan whose bodies are the document ranges of ``pieces`` (in order; empty ones
-    dropped), with a note for every piece that is not the document's text verbatim."""
+    dropped), with a note for every piece that is not the document's text verbatim. Each piece
+    is looked for first where it should be, starting at most ``GAP`` characters past the
+    previous one's end, then anywhere after."""
     bodies: list[tuple[int, int]] = []
     notes: list[str] = []
     squeezed: Squeezed | None = None
@@ -64,33 +105,46 @@ def locate(text: str, pieces: Iterable[str]) -> Plan:
     for k, piece in enumerate(pieces, start=1):
         if not piece.strip():
             continue
-        i = _find(text, piece, prev_start + 1, prev_end)
+        start, stop = prev_start + 1, prev_end + GAP
+        i = _find(text, piece, start, prev_end, stop)
+        note = None
         if i != -1:
             span = (i, i + len(piece))
+        elif (
+            squeezed is None
+            and len(notes) < SPACED_TRIES
+            and (span := _spaced(text, piece, start, prev_end, stop)) is not None
+        ):
+            note = "the library changed its whitespace"
         else:
             squeezed = squeezed or Squeezed(text)
-            span, note = _rewritten(squeezed, piece, prev_start + 1, prev_end)
+            span, note = _rewritten(squeezed, text, piece, start, prev_end, stop)
+        if note is not None:
             notes.append(f"chunk {k}: {note}")
-            if span is None:
-                continue
+        if span is None:
+            continue
         bodies.append(span)
         prev_start, prev_end = span
     return Plan(tuple(bodies), notes=tuple(notes))
 
 
 def _rewritten(
-    sq: Squeezed, piece: str, start: int, end: int
-) -> tuple[tuple[int, int] | None, str]:
-    """Where a piece that is not verbatim in the document comes from, and what differs."""
+    sq: Squeezed, text: str, piece: str, start: int, end: int, stop: int
+) -> tuple[tuple[int, int] | None, str | None]:
+    """Where a piece that is not verbatim near ``[start, stop)`` comes from, and what differs
+    (None: nothing, it is verbatim further on)."""
     solid = "".join(piece.split())
     first, last = sq.index(start), sq.index(end)
-    j = _find(sq.text, solid, first, last)
-    if j != -1:
-        return sq.span(j, j + len(solid)), "the library changed its whitespace"
-    if sq.lower is not None:
-        j = _find(sq.lower, solid.lower(), first, last)
+    for bound in (sq.index(stop), None):
+        j = _find(sq.text, solid, first, last, bound)
         if j != -1:
-            return sq.span(j, j + len(solid)), "the library changed its case and whitespace"
+            return sq.span(j, j + len(solid)), "the library changed its whitespace"
+        if sq.lower is not None:
+            j = _find(sq.lower, solid.lower(), first, last, bound)
+            if j != -1:
+                return sq.span(j, j + len(solid)), "the library changed its case and whitespace"
+        if bound is not None and (i := _find(text, piece, start, end)) != -1:
+            return (i, i + len(piece)), None
     window = sq.text[first : first + 2 * len(solid) + 200]
     blocks = [
         b

@@ -9,6 +9,7 @@ configurations. No UI code here.
 """
 
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, chunker_status, reference_placement
+from .chunkers.base import ChunkerFailed
 from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
 from .cluster import connect as connect_cluster
@@ -85,6 +86,7 @@ from .training import TRAINING_SPLITS, scored_on_training, training_warning
 __all__ = [
     "CHUNKERS",
     "chunker_status",
+    "ChunkerFailed",
     "Pipeline",
     "load_config",
     "load_plugin",

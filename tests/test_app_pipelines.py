@@ -60,3 +60,21 @@ def test_token_sizes_show_in_the_index_overview():
     table = app.dataframe[0].value
     assert "mean_tokens" in table.columns and "max_tokens" in table.columns
     assert any("all-MiniLM-L6-v2 tokens" in c.value for c in app.caption)
+
+
+def test_a_failing_plugin_is_one_notice_and_the_other_chunkers_run(tmp_path, monkeypatch):
+    path = tmp_path / "chunking-lab.toml"
+    path.write_text('plugins = ["pipeline_plugins:broken"]\n', encoding="utf-8")
+    monkeypatch.setenv("CHUNKING_LAB_CONFIG", str(path))
+    before = dict(CHUNKERS)
+    monkeypatch.setattr(pipelines, "_PROBLEMS", None)
+    try:
+        for page in ("pages/recall_tables.py", "pages/sweep_charts.py"):
+            app = open_app(page, chunker=["broken", "structure"])
+            assert not app.exception
+            notices = [w.value for w in app.sidebar.warning]
+            assert len(notices) == 1 and "the model server is down" in notices[0]
+            assert app.session_state["settings"].chunkers == ("structure",)
+    finally:
+        CHUNKERS.clear()
+        CHUNKERS.update(before)

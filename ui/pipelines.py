@@ -8,10 +8,11 @@ import threading
 
 import streamlit as st
 
-from lab import CHUNKERS, chunker_status, load_config
+from lab import CHUNKERS, ChunkerFailed, Corpus, LabConfig, chunker_status, load_config
 from lab.plugins import config_path
 from lab.tokens import BUNDLED, TIKTOKEN_ENCODINGS, TokenizerUnavailable, get_tokenizer
 
+from . import cache
 from .draw import md_escape
 
 CHARACTERS = "characters and words"
@@ -36,6 +37,20 @@ def server_config() -> list[str]:
 def show_config_problems() -> None:
     for problem in server_config():
         st.warning(f"Server configuration: {md_escape(problem)}", icon=":material/settings:")
+
+
+def failing(corpus: Corpus, config: LabConfig) -> dict[str, str]:
+    """The plugins among ``config.chunkers`` that fail on ``corpus``, with why (their indexes,
+    built here, are the ones the pages then use)."""
+    failed = {}
+    for name in config.chunkers:
+        if CHUNKERS[name].kind != "plugin":
+            continue
+        try:
+            cache.index(corpus, config, name)
+        except ChunkerFailed as err:
+            failed[name] = str(err)
+    return failed
 
 
 def tokenizer_options() -> list[str]:

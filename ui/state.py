@@ -15,7 +15,7 @@ Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -253,6 +253,7 @@ def sidebar() -> Settings:
         rerank_problem=choice.rerank_problem,
         tokenizer=tokenizer,
     )
+    settings = _without_failing(settings, corpus, notes)
     if first_run:  # a corpus the link names but the store lost is said once, not twice
         lost = {"corpus", "question"} if reopened else set()  # the question was the lost one's
         checked = {k: v for k, v in url.items() if k not in lost}
@@ -263,6 +264,20 @@ def sidebar() -> Settings:
         )
     st.session_state[SETTINGS_KEY] = settings
     return settings
+
+
+def _without_failing(settings: Settings, corpus: Corpus | None, notes) -> Settings:
+    """``settings`` without the plugins that fail on the corpus, each said in ``notes``; the
+    other chunkers run."""
+    if corpus is None:
+        return settings
+    failed = pipelines.failing(corpus, settings.config)
+    for message in failed.values():
+        notes.warning(md_escape(message), icon=":material/extension_off:")
+    if not failed:
+        return settings
+    kept = tuple(c for c in settings.chunkers if c not in failed)
+    return replace(settings, chunkers=kept or tuple(c for c in DEFAULT_CHUNKERS if c in CHUNKERS))
 
 
 def _question_picker(questions: Sequence[Question], first_run: bool) -> str | None:

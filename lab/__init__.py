@@ -51,6 +51,7 @@ from .corpus import (
 )
 from .decode import decode_text
 from .depth import Depth, ranking_depth
+from .diagnosis import context_note
 from .drafting import Draft, Endpoint, LLMError, draft_questions
 from .html_doc import parse_html
 from .importers import FORMATS as IMPORT_FORMATS
@@ -141,6 +142,7 @@ __all__ = [
     "compare",
     "compare_results",
     "configure",
+    "context_note",
     "differences",
     "explain",
     "leaders",

@@ -159,7 +159,8 @@ class Context:
     def decision(self, chunk: int, position: int, words: int | None = None) -> str | None:
         """Why ``chunk`` (at ``position`` in the ranking, -1 if not offered, ``words`` long) was or
         was not taken. Past the cut, a chunk longer than the whole budget is "over budget" (it
-        could never fit); a shorter one is "below the cut" (the budget filled first)."""
+        could never fit); a shorter one is "below the cut" (longer than the words left, as every
+        chunk from the cut on is)."""
         if chunk in self.picked:
             return PICKED
         if 0 <= position < self.cut and self.ranked[position] == chunk:

@@ -29,7 +29,7 @@ from .collection import (
     resolve_name,
 )
 from .decode import decode_text, normalise_newlines, shift_offset
-from .evidence import Evidence, Locator, locate, preview
+from .evidence import Evidence, Locator, accepts_any, locate, preview
 from .parse import Document
 from .problems import CorpusError, InputError
 from .qe import check_question, entry_doc, parse_qe
@@ -132,6 +132,8 @@ class _Documents:
                     f"evidence not found in any of the {n} documents: {preview(text)!r}", qid
                 )
             ]
+        if len(holders) > 1 and accepts_any(entry):
+            return self._everywhere(entry, qid, holders)
         first = holders[0]
         ev, errors = locate(
             entry, qid, first, self.parsed[first], self.locator(first), self.removed[first]
@@ -147,6 +149,22 @@ class _Documents:
                 )
             )
         return ev, errors
+
+    def _everywhere(
+        self, entry: dict, qid: str, holders: list[int]
+    ) -> tuple[Evidence | None, list[InputError]]:
+        """Evidence that accepts any occurrence, at every occurrence in every document of
+        ``holders``."""
+        found, errors = [], []
+        for d in holders:
+            ev, problems = locate(entry, qid, d, self.parsed[d], self.locator(d), self.removed[d])
+            errors += problems
+            if ev is not None:
+                found.append(ev)
+        if not found:
+            return None, errors
+        everywhere = tuple(o for ev in found for o in ev.occurrences)
+        return replace(found[0], occurrences=everywhere), errors
 
     def _holders(self, entry: object, text: str) -> list[int]:
         """Documents holding ``text``: at the entry's pinned start when one has it there, else
@@ -166,6 +184,14 @@ class _Documents:
             if found:
                 return found
         return []
+
+
+def _digested(ev: Evidence) -> tuple:
+    """What the corpus digest reads of an evidence span: where it is, and every place that
+    counts when it accepts any occurrence."""
+    if ev.occurrences is None:
+        return (ev.doc, ev.start, ev.end)
+    return (ev.doc, ev.start, ev.end, ev.occurrences)
 
 
 def _read_documents(
@@ -298,7 +324,7 @@ def build_corpus(
     digest.update(
         json.dumps(
             [
-                [q.id, q.question, q.split, q.filter, [(e.doc, e.start, e.end) for e in q.evidence]]
+                [q.id, q.question, q.split, q.filter, [_digested(e) for e in q.evidence]]
                 for q in questions
             ]
         ).encode()

@@ -1,6 +1,7 @@
 """Locate evidence strings in a document: any run of whitespace matches any other run, and
 look-alike characters (quotes, dashes, ligatures, soft hyphens) are folded when the text as typed
-is not found, with a warning naming what differed. A pinned ``start`` picks one occurrence."""
+is not found, with a warning naming what differed. A pinned ``start`` picks one occurrence;
+``"occurrence": "any"`` accepts every one."""
 
 from __future__ import annotations
 
@@ -48,10 +49,15 @@ _KIND_OF = {c: kind for kind, table in LOOKALIKES.items() for c in table} | {
 }
 
 
+OCCURRENCES = ("first", "any")  # the values of an evidence entry's "occurrence"
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """An evidence string located in document ``doc`` at ``[start, end)``, covering units
-    ``first..last`` (inclusive)."""
+    ``first..last`` (inclusive). ``occurrences``: for evidence that accepts any occurrence,
+    every place it occurs as ``(doc, start, end)``, in order (the first is this one); a
+    context holding any of them holds the evidence. None: only this one counts."""
 
     text: str
     doc: int
@@ -59,6 +65,20 @@ class Evidence:
     end: int
     first: int
     last: int
+    occurrences: tuple[tuple[int, int, int], ...] | None = None
+
+    @property
+    def places(self) -> tuple[tuple[int, int, int], ...]:
+        """Every ``(doc, start, end)`` a context may hold it at."""
+        return self.occurrences or ((self.doc, self.start, self.end),)
+
+    @property
+    def key(self) -> tuple:
+        """What a chunk must hold a copy of: ``(doc, start, end)``, or for evidence that
+        accepts any occurrence, the tuple of all of them."""
+        if self.occurrences is None:
+            return (self.doc, self.start, self.end)
+        return self.occurrences
 
 
 # Whitespace as ``str.split`` reads it, by code point (none lies above U+3000); the entry past the
@@ -246,11 +266,19 @@ def locate(
     removed: list[int] = (),
 ) -> tuple[Evidence | None, list[InputError]]:
     """Find one evidence entry: at its pinned start (an offset of the text as given, before line
-    endings were normalised), else its first occurrence; failing both, the same with look-alike
-    characters folded, with a warning that says what differed."""
-    pinned = None
+    endings were normalised), else its first occurrence, or with ``"occurrence": "any"`` every
+    occurrence; failing that, the same with look-alike characters folded, with a warning that
+    says what differed."""
+    pinned, occurrence = None, OCCURRENCES[0]
     if isinstance(entry, dict):
         text, pinned = entry.get("text"), entry.get("start")
+        occurrence = entry.get("occurrence", occurrence)
+        if occurrence not in OCCURRENCES:
+            return None, [
+                InputError(
+                    f'evidence occurrence {occurrence!r} is not one of "first" or "any".', qid
+                )
+            ]
         if pinned is not None and (
             not isinstance(pinned, int) or isinstance(pinned, bool) or pinned < 0
         ):
@@ -262,6 +290,17 @@ def locate(
     if not isinstance(text, str) or not text.strip():
         return None, [InputError("an evidence entry is empty or not text.", qid)]
     errors: list[InputError] = []
+    if occurrence == "any" and pinned is not None:
+        errors.append(
+            InputError(
+                f'evidence {preview(text)!r} is pinned ("start") and accepts any occurrence; '
+                "using the pinned one.",
+                qid,
+                "warning",
+            )
+        )
+    if occurrence == "any" and pinned is None:
+        return _every_occurrence(text, qid, doc_index, document, locator)
     span, folded = None, False
     if pinned is not None:
         at = shift_offset(pinned, removed)
@@ -290,7 +329,8 @@ def locate(
             errors.append(
                 InputError(
                     f"evidence {preview(text)!r} occurs more than once; "
-                    'using the first occurrence (pin one with "start").',
+                    'using the first occurrence (pin one with "start", or accept any with '
+                    '"occurrence": "any").',
                     qid,
                     "warning",
                 )
@@ -309,3 +349,38 @@ def locate(
     return Evidence(
         text, doc_index, start, end, document.unit_at(start), document.unit_at(end - 1)
     ), errors
+
+
+def accepts_any(entry: object) -> bool:
+    """Whether an evidence entry accepts any occurrence (``"occurrence": "any"``, not pinned)."""
+    return (
+        isinstance(entry, dict) and entry.get("occurrence") == "any" and entry.get("start") is None
+    )
+
+
+def _every_occurrence(
+    text: str, qid: str, doc_index: int, document: Document, locator: Locator
+) -> tuple[Evidence | None, list[InputError]]:
+    """Evidence ``text`` at every place it occurs in the document (as typed, failing that with
+    look-alike characters folded): the first is its span, all of them its ``occurrences``."""
+    for folded in (False, True):
+        found = locator.find_all(text, folded=folded)
+        if found:
+            break
+    if not found:
+        return None, [InputError(f"evidence not found: {preview(text)!r}", qid)]
+    start, end = found[0]
+    errors = []
+    if folded:
+        errors.append(
+            InputError(
+                f"evidence {preview(text)!r} is not in the document as typed; it matches "
+                f"where they differ in {_lookalike_note(document.text[start:end], text)}: "
+                "using those matches.",
+                qid,
+                "warning",
+            )
+        )
+    occurrences = tuple((doc_index, s, e) for s, e in found)
+    first, last = document.unit_at(start), document.unit_at(end - 1)
+    return Evidence(text, doc_index, start, end, first, last, occurrences), errors

@@ -164,12 +164,14 @@ class Index:
         return build_graph(self.chunks, self.corpus.documents, self.bm25.matrix, self.resolve_refs)
 
     @cached_property
-    def holders(self) -> dict[tuple[int, int, int], np.ndarray]:
-        """Chunks holding each evidence span whole, keyed by ``(doc, start, end)`` span."""
+    def holders(self) -> dict[tuple, np.ndarray]:
+        """Chunks holding each evidence span whole, keyed by ``Evidence.key``: the ``(doc,
+        start, end)`` span, or for evidence that accepts any occurrence, all of them (a chunk
+        holding any one holds it)."""
         return {key: np.asarray(ks, dtype=np.int64) for key, ks in self.holder_lists.items()}
 
     @cached_property
-    def holder_lists(self) -> dict[tuple[int, int, int], tuple[int, ...]]:
+    def holder_lists(self) -> dict[tuple, tuple[int, ...]]:
         """``holders`` as tuples of ints (ascending), for scoring question by question."""
         by_doc: dict[int, list[tuple[int, int, int]]] = {}
         for k, c in enumerate(self.chunks):
@@ -180,16 +182,20 @@ class Index:
             ranges.sort()
             longest = max(e - s for s, e, _ in ranges)
             tables[doc] = (ranges, [s for s, _, _ in ranges], longest)
-        found: dict[tuple[int, int, int], tuple[int, ...]] = {}
+
+        def holding(doc: int, start: int, end: int) -> set[int]:
+            ranges, starts, longest = tables.get(doc, ([], [], 0))
+            hi = bisect_right(starts, start)
+            lo = bisect_right(starts, end - longest - 1)
+            return {k for s, e, k in ranges[lo:hi] if e >= end}
+
+        found: dict[tuple, tuple[int, ...]] = {}
         for q in self.corpus.questions:
             for ev in q.evidence:
-                key = (ev.doc, ev.start, ev.end)
-                if key in found:
-                    continue
-                ranges, starts, longest = tables.get(ev.doc, ([], [], 0))
-                hi = bisect_right(starts, ev.start)
-                lo = bisect_right(starts, ev.end - longest - 1)
-                found[key] = tuple(sorted({k for s, e, k in ranges[lo:hi] if e >= ev.end}))
+                key = ev.key
+                if key not in found:
+                    spans = [key] if ev.occurrences is None else ev.occurrences
+                    found[key] = tuple(sorted(set().union(*(holding(*o) for o in spans))))
         return found
 
     @cached_property
@@ -208,7 +214,7 @@ class Index:
 
     def holding(self, ev) -> np.ndarray:
         """Indices of chunks one of whose source ranges contains evidence ``ev``."""
-        return self.holders[(ev.doc, ev.start, ev.end)]
+        return self.holders[ev.key]
 
 
 def chunk_tokens(doc, chunk: Chunk) -> list[str]:

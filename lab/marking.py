@@ -74,16 +74,30 @@ def entry(corpus: Corpus, doc: int, start: int, end: int) -> dict:
     return {"doc": document.name, "text": document.text[start:end], "start": start}
 
 
+def anywhere(corpus: Corpus, ev) -> dict:
+    """The evidence entry for evidence that accepts any occurrence: its text as located, not
+    pinned, in its document when every occurrence is in that one."""
+    out = {"text": corpus.documents[ev.doc].text[ev.start : ev.end], "occurrence": "any"}
+    if len({d for d, _, _ in ev.occurrences}) == 1:
+        out = {"doc": corpus.documents[ev.doc].name} | out
+    return out
+
+
 def question_items(corpus: Corpus) -> list[dict]:
     """The corpus's questions as QE objects, each evidence entry the located text pinned at
-    its start in its document."""
+    its start in its document (evidence that accepts any occurrence stays so)."""
     items = []
     for q in corpus.questions:
         item = {
             "id": q.id,
             "question": q.question,
             "split": q.split,
-            "evidence": [entry(corpus, e.doc, e.start, e.end) for e in q.evidence],
+            "evidence": [
+                entry(corpus, e.doc, e.start, e.end)
+                if e.occurrences is None
+                else anywhere(corpus, e)
+                for e in q.evidence
+            ],
         }
         if q.case:
             item["case"] = q.case

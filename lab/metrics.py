@@ -20,6 +20,7 @@ from .assemble import (
     passed_over,
 )
 from .corpus import Question
+from .diagnosis import context_note, did_not_fit, note
 from .index import Index
 from .retrieve import Ranking
 from .stats import wilson_interval
@@ -36,7 +37,8 @@ EXPLAIN = {
     NOT_RANKED: "the chunks holding it never scored for this question",
     "over budget": "a chunk holding it was offered but did not fit the words left in the budget",
     "near-duplicate": "a chunk holding it was skipped as a near-duplicate of the context",
-    "below the cut": "a chunk holding it was ranked, but the budget filled before its turn",
+    "below the cut": "a chunk holding it was ranked after the assembler stopped: it, like every "
+    "chunk after it, had more words than were left",
 }
 
 
@@ -61,6 +63,28 @@ class EvidenceResult:
     diagnosis: str | None
     rank: int | None  # rank of the best-ranked chunk holding it, if any was offered
     doc: str = ""
+    detail: str | None = None  # why that chunk was passed over, in numbers (``diagnosis.note``)
+    # Evidence that accepts any occurrence: every place it occurs, ``(doc, start, end)``; a
+    # context holding one holds it. Empty: only ``span`` counts.
+    occurrences: tuple[tuple[str, int, int], ...] = ()
+
+
+def occurrence_dict(e: EvidenceResult, context: Sequence[Pick]) -> dict:
+    """Evidence that accepts any occurrence, as JSON: ``"occurrence": "any"`` and every place it
+    occurs, each with whether a picked chunk holds it."""
+    return {
+        "occurrence": "any",
+        "occurrences": [
+            {
+                "doc": doc,
+                "span": [start, end],
+                "in_context": any(
+                    p.doc == doc and s <= start and end <= t for p in context for s, t in p.source
+                ),
+            }
+            for doc, start, end in e.occurrences
+        ],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,16 +202,28 @@ def _evidence(
     diagnosis: str | None,
     rank: int | None,
     doc: str,
+    detail: str | None = None,
+    occurrences: tuple[tuple[str, int, int], ...] = (),
     _set=_EVIDENCE,
 ) -> EvidenceResult:
-    """``EvidenceResult(span, in_context, diagnosis, rank, doc)``, through its slots."""
+    """``EvidenceResult(span, in_context, diagnosis, rank, doc, detail, occurrences)``, through
+    its slots."""
     obj = _new(EvidenceResult)
     _set[0](obj, span)
     _set[1](obj, in_context)
     _set[2](obj, diagnosis)
     _set[3](obj, rank)
     _set[4](obj, doc)
+    _set[5](obj, detail)
+    _set[6](obj, occurrences)
     return obj
+
+
+def _occurrences(ev, names: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
+    """``EvidenceResult.occurrences`` of evidence ``ev``."""
+    if ev.occurrences is None:
+        return ()
+    return tuple([(names[d], s, e) for d, s, e in ev.occurrences])
 
 
 def rank_question(
@@ -200,7 +236,7 @@ def rank_question(
     if look is None:
         look = look_ahead(ranking, index.words, FIRST_LOOK)
     holding, ranked = index.holder_lists, look.ranked
-    held = tuple(holding[(ev.doc, ev.start, ev.end)] for ev in q.evidence)
+    held = tuple(holding[ev.key] for ev in q.evidence)
     relevant = set().union(*held)
     where = {k: ranked.index(k) for k in relevant if k in ranked}
     bests = []
@@ -242,7 +278,7 @@ def rank_questions(
     out = []
     waiting = []  # (question, span, holders): no holder of the span shown in a partial look
     for q, look in zip(questions, looks, strict=True):
-        held = tuple([holding[ev.doc, ev.start, ev.end] for ev in q.evidence])
+        held = tuple([holding[ev.key] for ev in q.evidence])
         ranked = look.ranked
         where: dict[int, int] = {}
         bests: list = []
@@ -320,11 +356,14 @@ def score_question(
     evidence = []
     partial, complete = False, True
     for ev, holders, best in zip(q.evidence, ranked.holders, ranked.best, strict=True):
+        copies = _occurrences(ev, names)
         if not picked.isdisjoint(holders):
             partial = True
-            evidence.append(_evidence((ev.start, ev.end), True, None, best[0] + 1, names[ev.doc]))
+            span, name, rank = (ev.start, ev.end), names[ev.doc], best[0] + 1
+            evidence.append(_evidence(span, True, None, rank, name, None, copies))
             continue
         complete = False
+        detail = None
         if ranking.allowed is not None and ev.doc not in ranking.allowed:
             diagnosis = FILTERED_OUT
         elif not holders:
@@ -332,9 +371,12 @@ def score_question(
         elif best is None:
             diagnosis = NOT_RANKED
         else:
-            diagnosis = context.decision(best[1], best[0], int(index.words[best[1]]))
+            words = int(index.words[best[1]])
+            diagnosis = context.decision(best[1], best[0], words)
+            detail = context_note(context, diagnosis, best[1], best[0], words, index)
         rank = best[0] + 1 if best else None
-        evidence.append(_evidence((ev.start, ev.end), False, diagnosis, rank, names[ev.doc]))
+        span, name = (ev.start, ev.end), names[ev.doc]
+        evidence.append(_evidence(span, False, diagnosis, rank, name, detail, copies))
     picks = index.pick_fields
     result, put = _new(QuestionResult), _RESULT
     put[0](result, q.id)
@@ -383,28 +425,37 @@ def score_questions(
         evidence = []
         partial, complete = False, True
         for ev, holders, best in zip(q.evidence, r.holders, r.best, strict=True):
+            copies = () if ev.occurrences is None else _occurrences(ev, names)
             if not chosen.isdisjoint(holders):
                 partial = True
                 span, name = (ev.start, ev.end), names[ev.doc]
-                evidence.append(evidence_result(span, True, None, best[0] + 1, name))
+                evidence.append(evidence_result(span, True, None, best[0] + 1, name, None, copies))
                 continue
             complete = False
+            detail = None
             if ranking.allowed is not None and ev.doc not in ranking.allowed:
                 diagnosis = FILTERED_OUT
             elif not holders:
                 diagnosis = NOT_INTACT
             elif best is None:
                 diagnosis = NOT_RANKED
-            elif best[0] >= cut:  # ``Context.decision`` past the cut
-                diagnosis = OVER_BUDGET if picks[best[1]][1] > budget else BELOW_CUT
-            elif order[best[0]] == best[1]:  # ``Context.decision`` before the cut
-                diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
             else:
-                walked = Context.of(look, outcome, budget, keys)
-                diagnosis = walked.decision(best[1], best[0], picks[best[1]][1])
+                k, words = best[1], picks[best[1]][1]
+                if best[0] >= cut:  # ``Context.decision`` past the cut
+                    diagnosis = OVER_BUDGET if words > budget else BELOW_CUT
+                    detail = did_not_fit(budget - used, words, budget)
+                elif order[best[0]] == k:  # ``Context.decision`` before the cut
+                    diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
+                    detail = note(
+                        diagnosis, best[0], positions, order, look.sizes, budget, k, words, index
+                    )
+                else:
+                    walked = Context.of(look, outcome, budget, keys)
+                    diagnosis = walked.decision(k, best[0], words)
+                    detail = context_note(walked, diagnosis, k, best[0], words, index)
             rank = best[0] + 1 if best else None
             span, name = (ev.start, ev.end), names[ev.doc]
-            evidence.append(evidence_result(span, False, diagnosis, rank, name))
+            evidence.append(evidence_result(span, False, diagnosis, rank, name, detail, copies))
         result = _new(QuestionResult)
         put[0](result, q.id)
         put[1](result, q.split)
@@ -479,7 +530,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
     body = np.fromiter((c.body_chars for c in chunks), dtype=np.int64, count=n)
     delivered = np.fromiter((len(c.text) for c in chunks), dtype=np.int64, count=n)
     total_chars = sum(len(d.text) for d in corpus.documents) or 1
-    spans = {(ev.doc, ev.start, ev.end): ev for q in corpus.questions for ev in q.evidence}
+    spans = {ev.key: ev for q in corpus.questions for ev in q.evidence}
     held = index.holder_lists
     intact = sum(1 for key in spans if held[key])
     return IndexStats(

@@ -17,6 +17,7 @@ from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, w
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .chunkers.base import ChunkerFailed
 from .corpus import Corpus, InputError, Question
+from .diagnosis import context_note
 from .gc_pause import gc_paused
 from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
 from .metrics import (
@@ -27,6 +28,7 @@ from .metrics import (
     RankingMeans,
     aggregate,
     index_stats,
+    occurrence_dict,
     rank_questions,
     ranking_means,
     score_question,
@@ -200,8 +202,10 @@ def question_dict(r: QuestionResult) -> dict:
                 "span": list(e.span),
                 "in_context": e.in_context,
                 "diagnosis": e.diagnosis,
+                "detail": e.detail,
                 "rank": e.rank,
             }
+            | (occurrence_dict(e, r.context) if e.occurrences else {})
             for e in r.evidence
         ],
     }
@@ -743,7 +747,8 @@ class Explanation:
                 "words": c.words,
                 "seed": k in ranking.seeds,
                 "evidence": k in holders,
-                "decision": self.context.decision(k, pos, c.words),
+                "decision": (decision := self.context.decision(k, pos, c.words)),
+                "why": context_note(self.context, decision, k, pos, c.words, self.index),
             }
             if ranking.dense is not None:
                 row |= {

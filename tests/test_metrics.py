@@ -244,7 +244,7 @@ def test_json_form_carries_questions_evidence_and_picks(handbook):
     assert {"partial", "complete", "gap", "recall@3", "mrr"} <= set(run["metrics"])
     q = run["questions"][0]
     assert set(q) == {"id", "split", "partial", "complete", "context", "evidence"}
-    assert set(q["evidence"][0]) == {"doc", "span", "in_context", "diagnosis", "rank"}
+    assert set(q["evidence"][0]) == {"doc", "span", "in_context", "diagnosis", "detail", "rank"}
     assert q["evidence"][0]["doc"] == "handbook"
     assert all(set(p) == {"chunk", "doc", "rank", "words", "source"} for p in q["context"])
     assert {p["doc"] for p in q["context"]} == {"handbook"}

@@ -27,11 +27,11 @@ def where(of: Corpus, doc: int, start: int) -> str:
 
 
 def evidence_in(q: Question | None, doc: int) -> tuple[list[tuple[int, int]], list[int]]:
-    """The question's evidence spans in document ``doc`` and their 1-based numbers among all
-    of its evidence."""
+    """The question's evidence spans in document ``doc`` (each place evidence that accepts any
+    occurrence occurs) and their 1-based numbers among all of its evidence."""
     if q is None:
         return [], []
-    found = [(n, (e.start, e.end)) for n, e in enumerate(q.evidence, 1) if e.doc == doc]
+    found = [(n, (s, t)) for n, e in enumerate(q.evidence, 1) for d, s, t in e.places if d == doc]
     return [s for _, s in found], [n for n, _ in found]
 
 

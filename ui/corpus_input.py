@@ -57,7 +57,8 @@ QE_EXAMPLE = """{"questions": [
 QE_HELP = (
     "A bare list of questions works too. `split` is `train` or `test` (default `test`); the QES "
     "chunkers learn from train questions. Evidence is found whitespace-insensitively; "
-    '`{"text": "...", "start": 812}` pins one occurrence. With several documents an evidence '
+    '`{"text": "...", "start": 812}` pins one occurrence; `{"text": "...", "occurrence": "any"}` '
+    "accepts every one (a context holding any copy holds it). With several documents an evidence "
     'item may name its document (`{"doc": "faq.md", "text": "..."}`; otherwise it is looked '
     'for in every one), and a question may carry a metadata filter (`"filter": {"product": '
     '"WH-1000"}`) that keeps retrieval to the documents whose metadata match.'

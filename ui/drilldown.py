@@ -59,14 +59,33 @@ class EvidenceView:
     diagnosis: str | None
     rank: int | None
     holder: str | None  # the picked chunk that holds it
+    detail: str | None = None  # why its best holder was passed over, in numbers
+    places: int = 0  # evidence that accepts any occurrence: how many there are (0: pinned)
+    copy: int = 0  # which of them (1-based) the context holds
 
     @property
     def words(self) -> str:
         """What happened to this evidence, in plain words."""
         if self.in_context:
-            return f"in the context (chunk {self.holder}, rank {self.rank})"
+            held = f"in the context (chunk {self.holder}, rank {self.rank})"
+            if self.places:
+                held += (
+                    f"; {any_occurrence(self.places)}: it holds occurrence {self.copy}, in "
+                    f"{md_escape(self.where)}"
+                )
+            return held
         ranked = f", best holder ranked {self.rank}" if self.rank else ""
-        return f"missed: **{self.diagnosis}**{ranked}. {EXPLAIN[self.diagnosis].capitalize()}."
+        if self.places:
+            ranked += f" ({any_occurrence(self.places)})"
+        why = self.detail or EXPLAIN[self.diagnosis]
+        return f"missed: **{self.diagnosis}**{ranked}. {md_escape(why[0].upper() + why[1:])}."
+
+
+def any_occurrence(places: int) -> str:
+    """Evidence that accepts any of its ``places`` occurrences, in words."""
+    if places == 1:
+        return "any occurrence counts; it occurs once"
+    return f"any of its {places} occurrences counts"
 
 
 @dataclass(frozen=True)
@@ -114,13 +133,23 @@ class View:
         return f"{self.verdict} {self.held}/{len(self.evidence)}{why}"
 
 
+def _assembler(decision: str | None, note: str | None) -> str:
+    """What the assembler did with a chunk, and why in numbers (``lab.context_note``)."""
+    if not isinstance(note, str):
+        return decision or ""
+    return note if decision in note else f"{decision} · {note}"
+
+
 def _ranking_rows(frame: pd.DataFrame, mode: str, documents: int) -> pd.DataFrame:
     if frame.empty:
         return frame
     shown = frame[(frame["rank"] <= RANK_ROWS) | frame["evidence"]].copy()
     if documents == 1:
         shown = shown.drop(columns="document")
-    shown["decision"] = shown["decision"].fillna("")
+    why = shown.pop("why")
+    shown["decision"] = [
+        _assembler(decision, note) for decision, note in zip(shown["decision"], why, strict=True)
+    ]
     return shown[[c for c in RANKING_ORDER if c in shown and mode in MODE_COLUMNS.get(c, (mode,))]]
 
 
@@ -168,15 +197,26 @@ def _build_view(
     for number, (ev, result) in enumerate(zip(q.evidence, ex.result.evidence, strict=True), 1):
         holders = [int(k) for k in index.holding(ev) if int(k) in picked]
         holder = min(holders, key=lambda k: positions[k]) if holders else None
+        doc, start, copy = ev.doc, ev.start, 0
+        if holder is not None and ev.occurrences:  # the occurrence the context holds
+            c = index.chunks[holder]
+            copy, (doc, start, _) = next(
+                (n, (d, s, t))
+                for n, (d, s, t) in enumerate(ev.occurrences, 1)
+                if d == c.doc and any(a <= s and t <= b for a, b in c.source)
+            )
         evidence.append(
             EvidenceView(
                 number,
                 ev.text,
-                where(index.corpus, ev.doc, ev.start),
+                where(index.corpus, doc, start),
                 result.in_context,
                 result.diagnosis,
                 int(positions[holder]) + 1 if holder is not None else result.rank,
                 index.chunks[holder].id if holder is not None else None,
+                result.detail,
+                len(ev.occurrences or ()),
+                copy,
             )
         )
     blocks = []
@@ -281,6 +321,8 @@ def evidence_list(of: Corpus, q: Question) -> None:
         st.markdown("**Evidence the context must hold**")
         for number, ev in enumerate(q.evidence, start=1):
             place = md_escape(where(of, ev.doc, ev.start))
+            if ev.occurrences:
+                place += f" ({any_occurrence(len(ev.occurrences))})"
             st.markdown(f"{number}\\. {md_escape(ev.text)}  \n:gray[in {place}]")
 
 

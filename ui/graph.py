@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import Corpus, Index, LabConfig, explain
+from lab import Corpus, Index, LabConfig, context_note, explain
 from lab.run import reranker_for
 
 from . import cache
@@ -121,7 +121,9 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
         share = float(mass[k]) / top if top > 0 else 0.0
         area = 90 + 1300 * share if ex else 220
         rank = int(positions[k]) + 1 if positions[k] >= 0 else None
-        decision = ex.context.decision(k, int(positions[k])) if ex else None
+        position = int(positions[k])
+        decision = ex.context.decision(k, position, c.words) if ex else None
+        why = context_note(ex.context, decision, k, position, c.words, index) if ex else None
         rows.append(
             {
                 "k": k,
@@ -133,6 +135,7 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
                 "score": float(ex.ranking.score[k]) if ex else None,
                 "rank": rank,
                 "status": _status(decision),
+                "why": why or "",
                 "evidence": "holds evidence" if k in holders else "no evidence",
                 "seed": "seed" if ex and k in ex.ranking.seeds else "",
                 "area": area,
@@ -291,6 +294,7 @@ def graph_chart(view: GraphView, types: tuple[str, ...], selected: str | None) -
                 "chunk:N",
                 alt.Tooltip("rank:Q", title="graph rank"),
                 alt.Tooltip("status:N", title="assembler"),
+                alt.Tooltip("why:N", title="why"),
                 alt.Tooltip("pagerank:Q", format=".4f"),
                 alt.Tooltip("bm25:Q", format=".2f"),
                 alt.Tooltip("score:Q", format=".3f"),

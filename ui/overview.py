@@ -268,7 +268,11 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
     n = len(text)
     chunks = [c for c in index.chunks if c.doc == doc and retrieved_span(c)[0] < n]
     evidence = {
-        (e.start, e.end) for q in index.corpus.questions for e in q.evidence if e.doc == doc
+        (s, t)
+        for q in index.corpus.questions
+        for e in q.evidence
+        for d, s, t in e.places
+        if d == doc
     }
     headings = {(u.start, u.end) for u in document.units if u.kind == "heading"}
     # Sweep over every boundary: +1 where a span opens, -1 where it closes.
@@ -339,15 +343,20 @@ def strip_data(index: Index, doc: int, budget: int) -> dict[str, pd.DataFrame]:
         for c, (start, end) in zip(chunks, spans, strict=True)
     ]
     evidence = sorted(
-        {e for q in index.corpus.questions for e in q.evidence if e.doc == doc},
-        key=lambda e: e.start,
+        {
+            (s, t, e.text)
+            for q in index.corpus.questions
+            for e in q.evidence
+            for d, s, t in e.places
+            if d == doc
+        }
     )
     headings = [u for u in document.units if u.kind == "heading"]
     parents = sorted({c.source[0] for c in chunks if c.search_source})
     marks = (
         [("headings", u.start, u.end, document.text[u.start : u.end][:80]) for u in headings]
         + [("parents", s, e, f"delivered parent, {e - s} chars") for s, e in parents]
-        + [("evidence", e.start, e.end, e.text[:80]) for e in evidence]
+        + [("evidence", s, t, text[:80]) for s, t, text in evidence]
     )
     return {
         "chunks": pd.DataFrame(

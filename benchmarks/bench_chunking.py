@@ -16,8 +16,8 @@ from pathlib import Path
 
 from common import arguments, cpu_seconds, figure, generated, missing, ratio_line, side_by_side
 
+from lab import parse_document
 from lab.chunkers import Training, chunk_document
-from lab.parse import parse_document
 
 SIZE = 450
 VIM = Path("/usr/share/vim/vim90/doc/version8.txt")

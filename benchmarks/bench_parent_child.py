@@ -17,8 +17,7 @@ from pathlib import Path
 
 from common import arguments, cpu_seconds, seconds, verdict
 
-from lab import CHUNKERS, LabCache, LabConfig, build_corpus, run_lab
-from lab.parse import parse_document
+from lab import CHUNKERS, LabCache, LabConfig, build_corpus, parse_document, run_lab
 
 TEXT = Path("/usr/share/vim/vim90/doc/version8.txt")
 CHARS = 740_000

@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from lab import parse_document  # noqa: E402
 from lab.chunkers import CHUNKERS, Params, chunker_status  # noqa: E402
 from lab.generate import generate_corpus  # noqa: E402
-from lab.parse import parse_document  # noqa: E402
 
 SIZE, OVERLAP, REPEATS = 512, 64, 5
 

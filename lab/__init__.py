@@ -8,6 +8,7 @@ configurations. No UI code here.
 >>> comparison = compare(corpus, a, configure(a, "mode=graph"))
 """
 
+from .adaptive import ADAPTIVE
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, chunker_status, reference_placement
 from .chunkers.base import ChunkerFailed
 from .chunkers.parent_child import parents_over_budget
@@ -53,13 +54,15 @@ from .decode import decode_text
 from .depth import Depth, ranking_depth
 from .diagnosis import context_note
 from .drafting import Draft, Endpoint, LLMError, draft_questions
-from .html_doc import parse_html
+from .formats import FORMATS, binary_format, document_format, outline, read_binary, read_document
+from .formats.html import parse_html
+from .formats.text import parse_document
 from .importers import FORMATS as IMPORT_FORMATS
-from .importers import Imported, collection_files, import_dataset, recognise
+from .importers import Imported, collection_files, import_dataset, open_files, recognise
 from .index import Index, build_index
 from .marking import Hit, next_id, qe_text, question_items, search
 from .metrics import DIAGNOSES, EXPLAIN, KS
-from .parse import Document, parse_document
+from .parse import Document
 from .plugins import Pipeline, load_config, load_plugin, register_chunker, register_pipeline
 from .qe import MAX_QE_CHARS, parse_qe
 from .retrieve import LEXICAL_MODES, MODES
@@ -75,6 +78,7 @@ from .run import (
     Run,
     SweepResult,
     explain,
+    question_budget,
     question_count,
     run_lab,
     sweep,
@@ -85,6 +89,7 @@ from .stats import mcnemar_exact, paired_bootstrap, percent_digits, percent_text
 from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
+    "ADAPTIVE",
     "CHUNKERS",
     "chunker_status",
     "ChunkerFailed",
@@ -158,9 +163,16 @@ __all__ = [
     "percent_text",
     "parse_document",
     "parse_html",
+    "read_document",
+    "read_binary",
+    "binary_format",
+    "outline",
+    "document_format",
+    "FORMATS",
     "ranking_depth",
     "reference_placement",
     "question_count",
+    "question_budget",
     "run_lab",
     "setting_names",
     "sweep",
@@ -179,6 +191,7 @@ __all__ = [
     "Imported",
     "collection_files",
     "import_dataset",
+    "open_files",
     "recognise",
     "Hit",
     "next_id",

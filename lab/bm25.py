@@ -4,10 +4,14 @@ Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond" (
 ``score(q, d) = sum_{t in q} idf(t) * tf(t, d) * (k1 + 1)
 / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))``
 with ``idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))``. Query terms count once per occurrence.
+
+The plain rule is ``bm25_scores_plain`` (dense, term by term); the ``BM25`` class is its fast
+path (sparse matrices, SciPy's public product), the same floats (``tests/test_rules.py``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate, chain, pairwise, repeat
@@ -17,15 +21,9 @@ import scipy.sparse as sp
 
 from .topk import best_first, csr_candidates
 
-try:  # SciPy's kernels for a sparse product (sized by us), writing it out dense, transposing
-    from scipy.sparse._sparsetools import csr_matmat, csr_tocsc, csr_todense
-except ImportError:  # a SciPy without them: its public operations instead
-    csr_matmat = csr_tocsc = csr_todense = None
-
 K1 = 1.2
 TOP_BLOCK = 256  # queries scored at once by BM25.top
 B = 0.75
-INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 class BM25:
@@ -62,10 +60,7 @@ class BM25:
         out = np.zeros((q, n))
         if q:
             indptr, cols, values = self._product(*self._query_terms(queries))
-            if csr_todense is not None:
-                csr_todense(q, n, indptr, cols, values, out)  # adds each entry to its 0
-            else:
-                out.ravel()[np.repeat(np.arange(q) * n, np.diff(indptr)) + cols] = values
+            out.ravel()[np.repeat(np.arange(q) * n, np.diff(indptr)) + cols] = values
         return out
 
     def top(self, queries: Sequence[Sequence[str]], k: int, block: int = TOP_BLOCK) -> list:
@@ -111,24 +106,12 @@ class BM25:
     def _product(
         self, indptr: np.ndarray, terms: np.ndarray, counts: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The CSR arrays of queries (given as CSR arrays) times the terms x documents weights:
-        SciPy's own product (same sums in the same order), given as its output size the sum of
-        the terms' posting lengths instead of counting it exactly first."""
+        """The CSR arrays of queries (given as CSR arrays) times the terms x documents weights,
+        by SciPy's product: each score sums its terms' products in term order."""
         by_term = self._by_term
-        q, n = len(indptr) - 1, by_term.shape[1]
-        bound = int(self._postings[terms].sum())
-        index = by_term.indices.dtype
-        if csr_matmat is None or by_term.indptr.dtype != index or bound > np.iinfo(index).max:
-            query = sp.csr_matrix((counts, terms, indptr), shape=(q, by_term.shape[0]))
-            product = query @ by_term
-            return product.indptr, product.indices, product.data
-        out_indptr = np.empty(q + 1, dtype=index)
-        out_indices = np.empty(bound, dtype=index)
-        out_data = np.empty(bound)
-        arguments = (indptr, terms, counts, by_term.indptr, by_term.indices, by_term.data)
-        csr_matmat(q, n, *arguments, out_indptr, out_indices, out_data)
-        nnz = int(out_indptr[-1])
-        return out_indptr, out_indices[:nnz], out_data[:nnz]
+        query = sp.csr_matrix((counts, terms, indptr), shape=(len(indptr) - 1, by_term.shape[0]))
+        product = query @ by_term
+        return product.indptr, product.indices, product.data
 
     @cached_property
     def _postings(self) -> np.ndarray:
@@ -171,22 +154,41 @@ def _weight_matrices(
     weights: np.ndarray, pairs: np.ndarray, cols: np.ndarray, n_docs: int, n_terms: int
 ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """The documents x terms weight matrix of ``weights`` at the sorted, distinct ``pairs``
-    (``row * n_terms + col``), and its transpose in CSR (terms x documents): what
-    ``sp.csr_matrix((weights, (rows, cols)))`` and its ``.T.tocsr()`` build, the same arrays and
-    flags, without their conversions (the pairs are already in canonical order)."""
-    shape = (n_docs, n_terms)
-    if csr_tocsc is None or max(len(pairs), n_docs, n_terms) >= INT32_MAX:
-        rows = pairs // max(n_terms, 1)
-        matrix = sp.csr_matrix((weights, (rows, cols)), shape=shape)
-        return matrix, matrix.T.tocsr()
-    index = np.int32
-    indptr = np.searchsorted(pairs, np.arange(n_docs + 1) * n_terms).astype(index)
-    indices = cols.astype(index)
-    matrix = sp.csr_matrix((weights, indices, indptr), shape=shape)
+    (``row * n_terms + col``), built from its CSR arrays (the pairs are already in canonical
+    order), and its transpose in CSR (terms x documents)."""
+    indptr = np.searchsorted(pairs, np.arange(n_docs + 1) * n_terms)
+    matrix = sp.csr_matrix((weights, cols, indptr), shape=(n_docs, n_terms))
     matrix.has_canonical_format = True
-    by_term_indptr = np.empty(n_terms + 1, dtype=index)
-    docs, values = np.empty(len(pairs), dtype=index), np.empty(len(pairs))
-    csr_tocsc(n_docs, n_terms, indptr, indices, weights, by_term_indptr, docs, values)
-    by_term = sp.csr_matrix((values, docs, by_term_indptr), shape=(n_terms, n_docs))
-    by_term.has_sorted_indices = True
-    return matrix, by_term
+    return matrix, matrix.T.tocsr()
+
+
+def bm25_scores_plain(
+    documents: Sequence[Sequence[str]],
+    queries: Sequence[Sequence[str]],
+    k1: float = K1,
+    b: float = B,
+) -> np.ndarray:
+    """Okapi BM25, the plain rule: the dense ``(len(queries), len(documents))`` scores, each query
+    term's ``count * idf(t) * tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl))`` added term by
+    term in order of the terms' first occurrence in the documents."""
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(documents)))}
+    n_docs = len(documents)
+    tf = np.zeros((n_docs, len(vocab)))
+    for d, document in enumerate(documents):
+        for term, count in Counter(document).items():
+            tf[d, vocab[term]] = count
+    lengths = np.array([len(d) for d in documents], dtype=np.int64)
+    df = np.count_nonzero(tf, axis=0).astype(float)
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    mean = lengths.mean() if n_docs else 0.0
+    avgdl = mean if mean > 0 else 1.0
+    norm = k1 * (1 - b + b * lengths / avgdl)
+    held = tf > 0
+    safe = np.where(held, tf, 1.0)  # (k1 = 0: 0 / 0 where a document lacks the term)
+    weights = np.where(held, idf * safe * (k1 + 1) / (safe + norm[:, None]), 0.0)
+    scores = np.zeros((len(queries), n_docs))
+    for q, query in enumerate(queries):
+        counts = Counter(vocab[t] for t in query if t in vocab)
+        for term in sorted(counts):
+            scores[q] += float(counts[term]) * weights[:, term]
+    return scores

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from .chunkers import CHUNKERS
-from .html_doc import parse_html
-from .parse import Document, parse_document
+from .formats import heading_patterns, read_document
+from .formats.plain import RELEASE
+from .parse import Document
 from .problems import CorpusError, InputError
 
 DOCUMENT_TYPES = {
@@ -35,6 +36,7 @@ DOCUMENT_TYPES = {
     "faq": "questions with their answers",
     "policy": "numbered provisions (policies, terms, licences, handbooks)",
     "transcript": "speaker turns without headings (calls, chats)",
+    "reference": "man pages and API references (NAME, SYNOPSIS, OPTIONS; one entry per function)",
     "other": "anything else",
 }
 OTHER = "other"
@@ -47,9 +49,9 @@ DEFAULT_POLICY = {
     "faq": "structure",
     "policy": "structure",
     "transcript": "sentence",
+    "reference": "structure",
     OTHER: "recursive",
 }
-HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 MIN_SIZE = 20
 
 Meta = tuple[tuple[str, tuple[str, ...]], ...]  # sorted (key, values) pairs
@@ -63,6 +65,7 @@ class PolicyEntry:
     chunker: str
     size: int | None = None
     overlap: int | None = None
+    headings: tuple[str, ...] = ()  # heading patterns for documents of the type
 
     def describe(self) -> str:
         fixed = [f"L = {self.size}"] if self.size else []
@@ -137,6 +140,7 @@ class Source:
     type: str | None = None
     meta: Meta = ()
     format: str | None = None
+    headings: tuple[str, ...] = ()  # patterns of heading lines no rule reads (the manifest's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +152,7 @@ class DocumentInfo:
     type: str = OTHER
     type_source: str = "given"
     meta: Meta = ()
-    format: str = "markdown"
+    format: str = "text"
 
     @property
     def meta_dict(self) -> dict[str, str | list[str]]:
@@ -160,22 +164,14 @@ class DocumentInfo:
 
 # --- formats and types ---------------------------------------------------------------------------
 
-_HTML_START = re.compile(
-    r"\A\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
-)
 
-
-def document_format(name: str, text: str) -> str:
-    """ "html" for a ``.html``/``.htm`` name or text that opens like an HTML page; else
-    "markdown" (plain text reads as markdown without markup)."""
-    if name.lower().endswith(HTML_SUFFIXES) or _HTML_START.match(text[:2000]):
-        return "html"
-    return "markdown"
-
-
-def parse_source(text: str, name: str, format: str) -> Document:
-    """Parse ``text`` in its format."""
-    return parse_html(text, name) if format == "html" else parse_document(text, name)
+def parse_source(
+    text: str, name: str, format: str, parser: str | None = None, headings: tuple[str, ...] = ()
+) -> Document:
+    """Parse ``text`` in its format (with the reading ``parser`` names, where it offers one;
+    lines the ``headings`` patterns match are headings, where the format takes patterns)."""
+    patterns = heading_patterns(list(headings), name) if headings else ()
+    return read_document(text, name, format, parser, patterns)
 
 
 _HEADING_MARKS = re.compile(r"^\s*#{1,6}\s*|\s*#+\s*$")
@@ -185,6 +181,13 @@ _VERSION = re.compile(
 _NUMBERED_LABEL = re.compile(r"^\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
 _SPEAKER = re.compile(r"^\s*(?:\[[\d:. ]+\]\s*)?[A-Z][\w.' -]{0,30}:\s+\S")
 _STEP = re.compile(r"^\s*\d{1,3}[.)]\s+\S")
+# A man page's section names, and a heading that names an API entry (a function, option, setting
+# or method: ``asn1_create_element``, ``max_queue_size``, ``open()``, ``Path.read_text``).
+MAN_SECTIONS = frozenset(
+    "name synopsis description options exit status return value environment files examples "
+    "see also bugs author authors reporting bugs copyright notes errors".split(" ")
+) | {"exit status", "return value", "see also", "reporting bugs"}
+_API_ENTRY = re.compile(r"(?:--?[\w-]+|[A-Za-z_][\w.]*(?:_[\w.]+|\(\)|\.\w+))")
 NAME_HINTS = (
     (re.compile(r"change|release|news|history"), "changelog"),
     (re.compile(r"faq|questions"), "faq"),
@@ -214,7 +217,13 @@ def infer_type(doc: Document) -> tuple[str, str]:
     if len(labels) <= 1 and len(lines) >= 4 and speakers >= 0.5 * len(lines):
         return "transcript", f"{speakers} of {len(lines)} lines open with a speaker's name"
     n = len(labels)
-    versions = sum(1 for label in labels if _VERSION.match(label))
+    man = sum(1 for label in labels if label.strip().lower() in MAN_SECTIONS)
+    if man >= 3 and man >= 0.5 * n:
+        return "reference", f"{man} of {n} headings are a man page's sections"
+    entries = sum(1 for label in labels if _API_ENTRY.fullmatch(label.strip()))
+    if n >= 3 and entries >= 0.5 * n:
+        return "reference", f"{entries} of {n} headings name functions, options or settings"
+    versions = sum(1 for label in labels if _VERSION.match(label) or RELEASE.fullmatch(label))
     if n >= 2 and versions >= 0.5 * n:
         return "changelog", f"{versions} of {n} headings name a version"
     questions = sum(1 for label in labels if label.rstrip().endswith("?"))
@@ -223,7 +232,13 @@ def infer_type(doc: Document) -> tuple[str, str]:
     numbered = sum(1 for label in labels if _NUMBERED_LABEL.match(label))
     if n >= 3 and numbered >= 0.5 * n:
         return "policy", f"{numbered} of {n} headings are numbered provisions"
-    steps = sum(1 for u in body if _STEP.match(text[u.start : u.end]))
+    # Steps are numbered list items with text after them: a navigation list's bare links
+    # ("1. Intro") or a licence's bare section numbers are no steps.
+    steps = sum(
+        1
+        for u in body
+        if _STEP.match(text[u.start : u.end]) and len(text[u.start : u.end].split()) >= 4
+    )
     if n >= 1 and steps >= 3:
         return "procedure", f"{steps} numbered steps under {n} heading{'s' * (n != 1)}"
     stem = PurePosixPath(doc.name).stem.lower()
@@ -315,8 +330,23 @@ def parse_policy(raw: object, where: str = "the policy") -> tuple[Policy, list[I
             errors.append(
                 InputError(f"{label}: {problem}; the lab's setting is used", severity="warning")
             )
-        table[str(doc_type)] = PolicyEntry(chunker, size, overlap)
+        patterns, problem = _patterns(spec.get("headings"), label)
+        if problem is not None:
+            errors.append(problem)
+        table[str(doc_type)] = PolicyEntry(chunker, size, overlap, patterns)
     return Policy(tuple(table.items())), errors
+
+
+def _patterns(raw: object, what: str) -> tuple[tuple[str, ...], InputError | None]:
+    """The heading patterns of a manifest's ``"headings"`` (none when absent), or a warning
+    saying why they are not used."""
+    if raw is None:
+        return (), None
+    try:
+        heading_patterns(raw, what)
+    except ValueError as exc:
+        return (), InputError(f"{exc}; no heading patterns are used", severity="warning")
+    return tuple(raw), None
 
 
 def _whole(value: object) -> bool:
@@ -411,7 +441,12 @@ def read_manifest(
         errors.extend(problems)
         meta, notes = parse_meta(spec.get("meta"), f"{where}: the meta of {name}")
         errors.extend(InputError(n, severity="warning", document=name) for n in notes)
-        sources.append(Source(name, data, doc_type, meta))
+        patterns, problem = _patterns(spec.get("headings"), f"{where}: {name}")
+        if problem is not None:
+            errors.append(problem)
+        if not patterns and doc_type is not None:
+            patterns = policy.entry(doc_type).headings
+        sources.append(Source(name, data, doc_type, meta, headings=patterns))
     content = None
     qe_path = raw.get("questions") if questions else None
     if qe_path is not None:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING
 
+from .adaptive import ADAPTIVE
 from .chunkers import CHUNKERS, reference_placement
 from .corpus import Corpus
 from .depth import Depth, ranking_depth
@@ -96,6 +97,18 @@ def _coerce(name: str, hint, text: str):
             return int(text)
         except ValueError:
             raise ValueError(f"{name} must be a whole number, got {text!r}") from None
+    if hint == int | str:  # a budget: words, or "adaptive"
+        if low == ADAPTIVE:
+            return ADAPTIVE
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{name} must be a whole number or {ADAPTIVE}, got {text!r}") from None
+    if hint == tuple[int, ...]:  # budgets: 40+120+300
+        try:
+            return tuple(int(part) for part in text.split("+"))
+        except ValueError:
+            raise ValueError(f"{name} must be whole numbers joined by +, got {text!r}") from None
     if hint == tuple[str, ...]:
         return (text.strip(),)
     if isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint):

@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from .collection import (
@@ -19,7 +20,6 @@ from .collection import (
     Policy,
     Source,
     check_type,
-    document_format,
     infer_type,
     known_types,
     matches,
@@ -30,6 +30,7 @@ from .collection import (
 )
 from .decode import decode_text, normalise_newlines, shift_offset
 from .evidence import Evidence, Locator, accepts_any, locate, preview
+from .formats import FORMATS, binary_format, document_format, read_binary, suffix_format
 from .parse import Document
 from .problems import CorpusError, InputError
 from .qe import check_question, entry_doc, parse_qe
@@ -79,6 +80,12 @@ class Corpus:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Corpus) and other.digest == self.digest
+
+    @cached_property
+    def documents_digest(self) -> str:
+        """What an index is built from: the documents with their types, metadata and formats,
+        and the policy. Corpora that differ only in their questions share it."""
+        return _documents_hash(self.documents, self.info, self.policy).hexdigest()[:16]
 
     def split(self, split: str) -> tuple[Question, ...]:
         """Questions of ``split`` ("train", "test" or "all")."""
@@ -195,7 +202,7 @@ def _digested(ev: Evidence) -> tuple:
 
 
 def _read_documents(
-    sources: list[Source], policy: Policy
+    sources: list[Source], policy: Policy, parser: str | None = None
 ) -> tuple[list[Document], list[DocumentInfo], list[list[int]], list[InputError]]:
     """Decode, check and parse every source; with several, one that cannot be used is reported
     and left out (with one, it refuses the corpus)."""
@@ -204,16 +211,29 @@ def _read_documents(
     for source in sources:
         name = source.name
         try:
-            text, crs = normalise_newlines(decode_text(source.data, f"Document {name!r}"))
-            if len(text) > MAX_DOCUMENT_CHARS:
-                raise CorpusError(
-                    f"Document {name!r} is {len(text):,} characters; "
-                    f"the limit is {MAX_DOCUMENT_CHARS:,}."
-                )
-            if not text.strip():
-                raise CorpusError(f"Document {name!r} is empty.")
-            format = source.format or document_format(name, text)
-            document = parse_source(text, name, format)
+            format = source.format or binary_format(name, source.data)
+            if format is not None and FORMATS.get(format) and FORMATS[format].binary:
+                document, crs = read_binary(source.data, name, format), []
+            else:
+                text, crs = normalise_newlines(decode_text(source.data, f"Document {name!r}"))
+                if len(text) > MAX_DOCUMENT_CHARS:
+                    raise CorpusError(
+                        f"Document {name!r} is {len(text):,} characters; "
+                        f"the limit is {MAX_DOCUMENT_CHARS:,}."
+                    )
+                if not text.strip():
+                    raise CorpusError(f"Document {name!r} is empty.")
+                format = format or document_format(name, text)
+                document = parse_source(text, name, format, parser, source.headings)
+                if source.headings and not FORMATS[format].patterns:
+                    errors.append(
+                        InputError(
+                            f"{name}: heading patterns apply to plain text and markdown; this "
+                            f"{format} document is read without them",
+                            severity="warning",
+                            document=name,
+                        )
+                    )
             if not document.units:
                 raise CorpusError(f"Document {name!r} has no text once its markup is removed.")
         except CorpusError as exc:
@@ -245,6 +265,7 @@ def build_corpus(
     policy: Policy | Mapping | None = None,
     *,
     title: str | None = None,
+    parser: str | None = None,
 ) -> Corpus:
     """A corpus from documents (texts by name, or :class:`~lab.collection.Source` records with
     type and metadata), QE JSON (text, parsed object or list) and a chunking policy per type
@@ -265,7 +286,7 @@ def build_corpus(
         if isinstance(documents, Mapping)
         else list(documents)
     )
-    parsed, infos, removed, problems = _read_documents(sources, policy)
+    parsed, infos, removed, problems = _read_documents(sources, policy, parser)
     errors.extend(problems)
     doc_names = {d.name: i for i, d in enumerate(parsed)}
     docs = _Documents(parsed, removed)
@@ -316,11 +337,7 @@ def build_corpus(
         )
         questions = [replace(q, filter=()) for q in questions]
 
-    digest = hashlib.sha256()
-    for d, info in zip(parsed, infos, strict=True):
-        digest.update(d.name.encode() + b"\0" + d.text.encode() + b"\0")
-        digest.update(json.dumps([info.type, info.meta, info.format]).encode())
-    digest.update(json.dumps(policy.as_dict(), sort_keys=True).encode())
+    digest = _documents_hash(parsed, infos, policy)
     digest.update(
         json.dumps(
             [
@@ -340,13 +357,25 @@ def build_corpus(
     )
 
 
+def _documents_hash(documents: Sequence[Document], infos: Sequence[DocumentInfo], policy: Policy):
+    """The sha256 of what an index is built from (see ``Corpus.documents_digest``)."""
+    digest = hashlib.sha256()
+    for d, info in zip(documents, infos, strict=True):
+        digest.update(d.name.encode() + b"\0" + d.text.encode() + b"\0")
+        digest.update(json.dumps([info.type, info.meta, info.format]).encode())
+    digest.update(json.dumps(policy.as_dict(), sort_keys=True).encode())
+    return digest
+
+
 def load_corpus(
     doc: str | Path | list[str | Path],
     qe: str | Path | None = None,
     types: Mapping[str, str] | None = None,
+    parser: str | None = None,
 ) -> Corpus:
-    """Load document file(s) and a QE JSON file. Document names are the file stems; ``types``
-    gives some of them a type (by name, file name or stem; the others' types are inferred)."""
+    """Load document file(s) and a QE JSON file. Document names are the file stems (the format
+    comes from the file name's ending); ``types`` gives some of them a type (by name, file name
+    or stem; the others' types are inferred); ``parser`` chooses a format's reading."""
     paths = [Path(p) for p in (doc if isinstance(doc, list) else [doc])]
     sources = []
     types = dict(types or {})
@@ -362,13 +391,14 @@ def load_corpus(
     for k, path in enumerate(paths):
         if not path.is_file():
             raise CorpusError(f"No such document file: {path}")
-        sources.append(Source(path.stem, path.read_bytes(), given.get(k)))
+        format = suffix_format(path.name)
+        sources.append(Source(path.stem, path.read_bytes(), given.get(k), format=format))
     if qe is None:
-        return build_corpus(sources, None)
+        return build_corpus(sources, None, parser=parser)
     qe_path = Path(qe)
     if not qe_path.is_file():
         raise CorpusError(f"No such QE file: {qe_path}")
-    return build_corpus(sources, qe_path.read_bytes())
+    return build_corpus(sources, qe_path.read_bytes(), parser=parser)
 
 
 def build_collection(
@@ -378,6 +408,7 @@ def build_collection(
     *,
     where: str = "collection.json",
     extra: Sequence[Source] = (),
+    parser: str | None = None,
 ) -> Corpus:
     """The collection a manifest lists: ``fetch(path)`` gives a listed file's bytes (None when
     there is none); ``qe`` replaces the manifest's questions file; ``extra`` documents join the
@@ -390,11 +421,13 @@ def build_collection(
             + " ".join(e.message for e in read.errors)
         )
     questions = read.questions if qe is None else qe
-    corpus = build_corpus(sources, questions, read.policy, title=read.name)
+    corpus = build_corpus(sources, questions, read.policy, title=read.name, parser=parser)
     return _with_errors(corpus, read.errors)
 
 
-def load_collection(manifest: str | Path, qe: str | Path | None = None) -> Corpus:
+def load_collection(
+    manifest: str | Path, qe: str | Path | None = None, parser: str | None = None
+) -> Corpus:
     """Load the collection a manifest (``collection.json``) lists, its paths relative to the
     manifest's folder; ``qe`` replaces the manifest's questions file."""
     path = Path(manifest)
@@ -412,7 +445,7 @@ def load_collection(manifest: str | Path, qe: str | Path | None = None) -> Corpu
         if not qe_path.is_file():
             raise CorpusError(f"No such QE file: {qe_path}")
         questions = qe_path.read_bytes()
-    return build_collection(path.read_bytes(), fetch, questions, where=path.name)
+    return build_collection(path.read_bytes(), fetch, questions, where=path.name, parser=parser)
 
 
 def _with_errors(corpus: Corpus, errors: Sequence[InputError]) -> Corpus:

@@ -12,8 +12,8 @@ characters allowed with the loader's warning; a question whose evidence is not i
 is dropped with the loader's reason, and so is a near-repeat of a question already kept. Kept
 questions carry ``"source": "generated"`` and the model's name, their evidence pinned where it
 was found, and a reproducible train/test split. Rate limits and server errors are retried with
-back-off; timeouts, prose, broken JSON and a server that is down each get one clear message,
-and what was drafted so far is kept.
+back-off (a server that still fails, or refuses, ends drafting); timeouts, prose, broken JSON and
+a server that is down each get one clear message, and what was drafted so far is kept.
 """
 
 from __future__ import annotations
@@ -58,6 +58,11 @@ class LLMUnavailable(LLMError):
 
 class LLMUnreachable(LLMError):
     """No server answers at the URL (refused, unknown host, connection dropped)."""
+
+
+class LLMRefused(LLMError):
+    """The server answers, but not with a completion: an error status (a wrong key, an unknown
+    model), or rate limits, failures or timeouts that outlasted every retry."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,7 @@ def chat(
             if response.status_code == 200:
                 return _content(response)
             if response.status_code not in RETRY_STATUS:
-                raise LLMError(
+                raise LLMRefused(
                     f"the LLM server answered {response.status_code}: {_detail(response)}"
                 )
             problem = (
@@ -145,7 +150,7 @@ def chat(
             )
             wait = _retry_after(response, wait)
         if last:
-            raise LLMError(f"{problem}; gave up after {endpoint.retries + 1} tries")
+            raise LLMRefused(f"{problem}; gave up after {endpoint.retries + 1} tries")
         notes.append(f"{problem}: trying again in {wait:g} s")
         sleep(wait)
     raise AssertionError("not reached")
@@ -196,7 +201,8 @@ def read_answer(content: str) -> list[dict]:
     try:
         value = json.loads(text[start : end + 1] if end > start else text[start:])
     except json.JSONDecodeError as exc:
-        raise LLMError(f"the model's JSON is broken ({exc.msg} at character {exc.pos})") from None
+        what = exc.msg.removesuffix(" at")  # "Unterminated string starting at"
+        raise LLMError(f"the model's JSON is broken ({what} at character {exc.pos})") from None
     items = value.get("questions") if isinstance(value, dict) else None
     if not isinstance(items, list):
         raise LLMError('the model\'s JSON has no "questions" list')
@@ -281,8 +287,9 @@ def draft_questions(
     """Ask the model for ``count`` grounded questions about ``documents`` (name -> text) in at
     most ``max_requests`` requests (default: twice the requests ``count`` needs, plus two).
     ``existing`` questions count as kept for the repeat check; ``progress`` sees the draft
-    after every request. Returns what was kept, dropped and noted; raises ``LLMError`` only when
-    the first request fails outright (nothing was drafted)."""
+    after every request. A model that answers in prose or broken JSON is asked again; a server
+    that cannot be reached or refuses (``LLMRefused``) ends drafting. Returns what was kept,
+    dropped and noted; raises ``LLMError`` when the server fails before anything was kept."""
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")
     texts = {name: decode_text(data, f"Document {name!r}") for name, data in documents.items()}
@@ -300,7 +307,7 @@ def draft_questions(
         try:
             items = read_answer(chat(endpoint, _prompt(next(asked), wanted), notes, sleep=sleep))
         except LLMError as exc:
-            down = isinstance(exc, (LLMUnreachable, LLMUnavailable))
+            down = isinstance(exc, (LLMUnreachable, LLMUnavailable, LLMRefused))
             if down and not kept:
                 raise
             notes.append(f"request {requests}: {exc}")

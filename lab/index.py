@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from dataclasses import dataclass, field
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -12,6 +12,7 @@ from .assemble import TokenMarks, token_marks
 from .bm25 import BM25
 from .chunkers import (
     CHUNKERS,
+    GUARDED,
     Chunk,
     Training,
     chunk_document,
@@ -49,16 +50,52 @@ def learns(corpus: Corpus, chunker: str) -> bool:
     return CHUNKERS[chunker].supervised
 
 
+def guarded(chunker: str) -> bool:
+    """Whether the heading guard changes what ``chunker`` cuts: the guarded chunkers, and the
+    by-type policy (which may give a document one of them)."""
+    return chunker in GUARDED or chunker == POLICY_CHUNKER
+
+
 def training_for(corpus: Corpus, doc: int) -> Training:
     """Evidence of the corpus's train questions in document ``doc``, in unit terms (a question
-    whose evidence spans several documents counts with its spans in this one)."""
+    whose evidence spans several documents counts with its spans in this one), with each such
+    question's tokens."""
+    held = [
+        (spans, q)
+        for q in corpus.split("train")
+        if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
+    ]
     return Training(
-        tuple(
-            spans
-            for q in corpus.split("train")
-            if (spans := tuple((e.first, e.last) for e in q.evidence if e.doc == doc))
-        )
+        tuple(spans for spans, _ in held), tuple(tuple(tokenize(q.question)) for _, q in held)
     )
+
+
+def training_key(corpus: Corpus, chunker: str) -> tuple | None:
+    """What ``chunker`` learns from the corpus's questions: its train questions' text (which
+    ``qes-retrieval`` ranks windows for) and evidence, in unit terms and in order (None: it
+    learns nothing)."""
+    if not learns(corpus, chunker):
+        return None
+    return tuple(
+        (q.question, tuple((e.doc, e.first, e.last) for e in q.evidence))
+        for q in corpus.split("train")
+    )
+
+
+# What an index computes from its documents alone, kept when it moves to other questions.
+QUESTION_FREE = (
+    "doc_of",
+    "words",
+    "delivered_tokens",
+    "delivered_marks",
+    "delivery_keys",
+    "vectors",
+    "graph",
+    "doc_names",
+    "pick_fields",
+    "heading_starts",
+    "source_table",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +115,22 @@ class Index:
     late: bool = False
     cuts: tuple[tuple[int, ...], ...] = field(default=(), repr=False)  # per document (Plan.cuts)
     doc_sizes: tuple[int, ...] = ()  # the L each document was cut with (by-type: its policy's)
+    heading_guard: bool = False  # the guarded chunkers never cut after a heading
+
+    def over(self, corpus: Corpus) -> Index:
+        """This index for ``corpus``: the same documents with other questions, from which the
+        chunker learns what it learned here (``training_key`` equal). Chunks, BM25, vectors and
+        the chunk graph are shared; which chunks hold each evidence span is found afresh."""
+        if corpus.documents_digest != self.corpus.documents_digest:
+            raise ValueError("an index moves only to a corpus of the same documents")
+        if training_key(corpus, self.chunker) != training_key(self.corpus, self.chunker):
+            raise ValueError(f"{self.chunker} learns from other train questions in that corpus")
+        moved = replace(self, corpus=corpus)
+        for name in QUESTION_FREE:
+            if name in self.__dict__:
+                moved.__dict__[name] = self.__dict__[name]
+        return moved
+
     tokenizer: object | None = field(default=None, repr=False)  # lab.tokens.Tokenizer
     notes: tuple[str, ...] = ()  # what adapters' libraries rewrote, per document and chunk
 
@@ -171,8 +224,9 @@ class Index:
         return {key: np.asarray(ks, dtype=np.int64) for key, ks in self.holder_lists.items()}
 
     @cached_property
-    def holder_lists(self) -> dict[tuple, tuple[int, ...]]:
-        """``holders`` as tuples of ints (ascending), for scoring question by question."""
+    def source_table(self) -> dict[int, tuple[list[tuple[int, int, int]], list[int], int]]:
+        """Per document, every source range of a chunk as ``(start, end, chunk)`` in order,
+        their starts, and the longest range's length: where ``holder_lists`` looks."""
         by_doc: dict[int, list[tuple[int, int, int]]] = {}
         for k, c in enumerate(self.chunks):
             for s, e in c.source:
@@ -182,6 +236,12 @@ class Index:
             ranges.sort()
             longest = max(e - s for s, e, _ in ranges)
             tables[doc] = (ranges, [s for s, _, _ in ranges], longest)
+        return tables
+
+    @cached_property
+    def holder_lists(self) -> dict[tuple, tuple[int, ...]]:
+        """``holders`` as tuples of ints (ascending), for scoring question by question."""
+        tables = self.source_table
 
         def holding(doc: int, start: int, end: int) -> set[int]:
             ranges, starts, longest = tables.get(doc, ([], [], 0))
@@ -212,9 +272,32 @@ class Index:
             for c, t in zip(self.chunks, tokens, strict=True)
         ]
 
+    @cached_property
+    def heading_starts(self) -> int:
+        """How many chunks start at a heading (:func:`starts_at_heading`)."""
+        return sum(starts_at_heading(self, c) for c in self.chunks)
+
     def holding(self, ev) -> np.ndarray:
         """Indices of chunks one of whose source ranges contains evidence ``ev``."""
         return self.holders[ev.key]
+
+
+def starts_at_heading(index: Index, chunk) -> bool:
+    """True when the chunk's body begins at a heading line, or right after one whose path its
+    prefix carries."""
+    doc = index.corpus.documents[chunk.doc]
+    text, start = doc.text, chunk.start
+    while start < chunk.end and text[start].isspace():
+        start += 1
+    u = bisect_left(doc.unit_starts, start)
+    if u == len(doc.units) or doc.unit_starts[u] != start:
+        return False
+    unit = doc.units[u]
+    if unit.kind == "heading":
+        return True
+    return (
+        u > 0 and doc.units[u - 1].kind == "heading" and unit.provision in chunk.prefix_provisions
+    )
 
 
 def chunk_tokens(doc, chunk: Chunk) -> list[str]:
@@ -247,13 +330,16 @@ def build_index(
     resolve_refs: bool | None = None,
     embedder=None,
     late: bool = False,
+    heading_guard: bool = False,
     tokenizer=None,
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
     with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
     ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
-    the older on/off switch). With a ``tokenizer`` (``lab.tokens.Tokenizer``), ``size``,
-    ``overlap`` and the budget the index's ``words`` are read against count its tokens."""
+    the older on/off switch); ``heading_guard`` keeps the guarded chunkers from cutting between a
+    heading and its first unit (:mod:`lab.chunkers.guard`). With a ``tokenizer``
+    (``lab.tokens.Tokenizer``), ``size``, ``overlap`` and the budget the index's ``words`` are
+    read against count its tokens."""
     check_chunking(chunker, size, overlap)
     refs = reference_placement(refs, resolve_refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
@@ -286,6 +372,7 @@ def build_index(
             embedder=embedder,
             doc_type=types[d],
             policy=corpus.policy,
+            heading_guard=heading_guard,
             tokenizer=tokenizer,
         )
         chunks.extend(made)
@@ -308,6 +395,7 @@ def build_index(
         late,
         tuple(cuts),
         sizes,
+        heading_guard,
         tokenizer,
         tuple(notes),
     )

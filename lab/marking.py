@@ -6,6 +6,7 @@ exact by construction."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -66,6 +67,41 @@ def search(corpus: Corpus, query: str, doc: int | None = None) -> list[Hit]:
         if all(p in flat for p in phrases) and all(p.search(flat) for p in patterns):
             hits.append(hit)
     return hits
+
+
+_INLINE = (  # markdown's inline marks -> the text they mark, in this order
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # an image: its alt text
+    (re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])"), r"\1"),  # a link: its text
+    (re.compile(r"<((?:https?|mailto):[^<>\s]+)>"), r"\1"),  # an autolink: its address
+    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # code
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),  # struck through
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"), r"\1"),
+    (re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>"), ""),  # an HTML tag
+)
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")  # a backslash escape: no mark
+_HIDDEN = 0xE000  # escaped characters wait in the private use area while marks are removed
+_LINE_START = re.compile(r"^\s*(?:>\s?)*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?)?")
+
+
+def readable(text: str, kind: str = "sentence") -> str:
+    """A unit's text as a reader sees it rendered: without the markdown marks of its line
+    (heading hashes, a bullet, a quote's ``>``), its emphasis and code marks, and a link's or
+    image's address; a table row's cells between `` | ``; code as it is."""
+    if kind == "code":
+        return text
+    if kind == "row":
+        cells = text.strip().strip("|").split("|")
+        return " | ".join(readable(c.strip()) for c in cells)
+    escaped = _ESCAPED.search(text) is not None
+    out = _ESCAPED.sub(lambda m: chr(_HIDDEN + ord(m.group(1))), text) if escaped else text
+    out = _LINE_START.sub("", out, count=1)
+    for pattern, replacement in _INLINE:
+        out = pattern.sub(replacement, out)
+    if escaped:
+        out = re.sub("[\ue000-\ue07f]", lambda m: chr(ord(m.group()) - _HIDDEN), out)
+    return html.unescape(out)
 
 
 def entry(corpus: Corpus, doc: int, start: int, end: int) -> dict:

@@ -539,7 +539,7 @@ def index_stats(index: Index, budget: int) -> IndexStats:
         max_chars=int(body.max()) if n else 0,
         index_ratio=sum(len(c.text) for c in chunks) / total_chars,
         evidence_intact=intact / len(spans) if spans else 0.0,
-        heading_starts=sum(starts_at_heading(index, c) for c in chunks) / n if n else 0.0,
+        heading_starts=index.heading_starts / n if n else 0.0,
         over_size=sum(c.body_chars > index.limit(c) for c in chunks),
         over_budget=int((index.words > budget).sum()),
         objective=index.objective,
@@ -563,21 +563,3 @@ def _cut_inside(cuts: tuple[tuple[int, ...], ...], ev) -> bool:
     doc_cuts = cuts[ev.doc]
     i = bisect_right(doc_cuts, ev.start)
     return i < len(doc_cuts) and doc_cuts[i] < ev.end
-
-
-def starts_at_heading(index: Index, chunk) -> bool:
-    """True when the chunk's body begins at a heading line, or right after one whose path its
-    prefix carries."""
-    doc = index.corpus.documents[chunk.doc]
-    text, start = doc.text, chunk.start
-    while start < chunk.end and text[start].isspace():
-        start += 1
-    u = bisect_left(doc.unit_starts, start)
-    if u == len(doc.units) or doc.unit_starts[u] != start:
-        return False
-    unit = doc.units[u]
-    if unit.kind == "heading":
-        return True
-    return (
-        u > 0 and doc.units[u - 1].kind == "heading" and unit.provision in chunk.prefix_provisions
-    )

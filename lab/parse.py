@@ -1,11 +1,12 @@
-"""Parse a markdown or plain-text document into units, provisions and cross-references.
+"""A document's records: units, headings, provisions, tables and cross-references.
 
 Units are the atoms every chunker cuts on: sentences, heading lines, list items, table rows and
 code blocks, each with ``[start, end)`` offsets into the original text. A provision is a heading at
 level 3 or deeper (or a numbered ``x.y`` heading) with the units under it; section text before
 the first provision becomes a provision of its own, and text before any heading is the preamble.
 A table is a run of row units; a row followed by a ``|---|`` rule is its header, and every row
-keeps the ranges of its cells. Other formats (HTML) feed the same :class:`UnitBuilder`.
+keeps the ranges of its cells. Every format's reader (:mod:`lab.formats`) feeds a
+:class:`UnitBuilder`.
 """
 
 from __future__ import annotations
@@ -13,47 +14,19 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate, chain, count, pairwise, repeat
 from operator import add
 from typing import NamedTuple
 
-import numpy as np
-
-from .gc_pause import gc_paused
+from .sentences import Breaks, _sentences, _trim, sentence_breaks
 from .text import tokenize, tokenize_many
 
 PATH_SEPARATOR = " \u203a "
 
-ABBREVIATIONS = frozenset(
-    "e.g. i.e. dr. no. mr. mrs. ms. prof. vs. cf. fig. st. approx. incl. nos. art. para.".split()
-)
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_ATX_EMPTY = re.compile(r"^ {0,3}(#{1,6})[ \t]*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_DECORATION = re.compile(
-    r"^[ \t]*(?:[-*_=~+#.:|]|[\u2500-\u259f])[ \t]*(?:[-*_=~+#.:|\u2500-\u259f][ \t]*){2,}$"
-)
-_NUMBERED = re.compile(r"[ \t]*(\d{1,3}(?:\.\d{1,3})*)(\.?)[ \t]+(\S.*?)[ \t]*$")
-_LIST_ITEM = re.compile(
-    r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))[ \t]+(?=\S)"
-)
-_TABLE_ROW = re.compile(r"^[ \t]*\|")
 _CELL_BAR = re.compile(r"(?<!\\)\|")
-_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
-_END_REST = r"[.!?]*[\"'\u201d\u2019)\]]*(?=\s)"  # what follows a sentence end's first mark
-_SENTENCE_END = re.compile(f"[.!?]{_END_REST}")
-# A sentence break is a sentence end and the whitespace after it. One pattern per first mark: with
-# a literal first character the regex engine jumps from one to the next, where a character class
-# has it try every position of the text (three times slower).
-_BREAKS = tuple(re.compile(f"({re.escape(mark)}{_END_REST})\\s*") for mark in ".!?")
-# The period's break with the whitespace after it as a group of its own (for ``re.split``).
-_PERIOD_PARTS = re.compile(f"(\\.{_END_REST})(\\s*)")
-_TITLE_START = re.compile(r"[\"'\u201c\u2018(]?[A-Z\u00c0-\u00de]")
 _LEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?(?=\s|$)")
 # The leading look-ahead only lets the engine skip to the letters a reference can start with
 # (``(?i:s)`` matches s, S and the long s).
@@ -62,17 +35,6 @@ _REFERENCE = re.compile(
     r"((?:\s*(?:,|\band\b|\bor\b|&|\bto\b)\s*(?:\u00a7\s*)?\d+(?:\.\d+)*(?:\([A-Za-z0-9]+\))*)*)"
 )
 _REFERENCE_TAIL = re.compile(r"\d+(?:\.\d+)*")
-# A line no markdown rule reads specially: after spaces and tabs its first character is none that
-# starts a heading, list item, table, fence, rule or numbered heading, nor other whitespace (a
-# blank line, or one ``str.lstrip`` would read differently), nor a letter list marker ``a.``/``b)``.
-_PLAIN = re.compile(r"[ \t]*(?![a-z][.)])[^\s\d#|`~*+=_.:(\u2022\u2500-\u259f-]")
-# The two characters before an abbreviation's period, lowercase: a sentence end after any other
-# two needs no further test in ``add_prose``.
-_ABBREVIATION_TAILS = frozenset(a[-3:-1] for a in ABBREVIATIONS)
-_TAIL_CODES = np.array(sorted(ord(a) << 8 | ord(b) for a, b in _ABBREVIATION_TAILS))
-
-MAX_TITLE_WORDS = 10
-MAX_INLINE_TITLE_WORDS = 6
 
 
 class Unit(NamedTuple):
@@ -155,8 +117,15 @@ class Document:
     references: tuple[Reference, ...]
     unit_starts: tuple[int, ...] = field(repr=False)
     tables: tuple[Table, ...] = ()
-    format: str = "markdown"  # "markdown" (plain text too) or "html": ``text`` is then extracted
+    format: str = "text"  # a name in ``lab.formats.FORMATS``; for HTML ``text`` is extracted
     problems: tuple[str, ...] = ()  # what the parser read leniently (ragged tables, bad HTML)
+    headings: tuple[Heading, ...] = ()  # every heading the reader found, in order (the outline)
+    pages: int = 0  # a paged format's (PDF) page count, 0 for the others
+    page_starts: tuple[int, ...] = ()  # where each page after the first starts in ``text``
+
+    def page_at(self, pos: int) -> int | None:
+        """The page (from 1) that offset ``pos`` of the text is on, None when unpaged."""
+        return bisect_right(self.page_starts, pos) + 1 if self.pages else None
 
     @cached_property
     def reference_starts(self) -> list[int]:
@@ -192,8 +161,7 @@ class Document:
     def unit_tokens(self) -> list[list[str]]:
         """BM25 tokens of every unit (tokens never cross a unit boundary)."""
         text = self.text
-        with gc_paused():
-            return tokenize_many([text[u.start : u.end] for u in self.units])
+        return tokenize_many([text[u.start : u.end] for u in self.units])
 
     def tokens(self, start: int, end: int) -> list[str]:
         """Tokens of ``text[start:end]``, from the units' tokens when the range is whole units."""
@@ -263,20 +231,6 @@ def _heading(start: int, end: int, level: int, title: str) -> Heading:
     return _new_heading(start, end, level, None, title.strip())
 
 
-def _atx(line: str) -> tuple[int, str] | None:
-    """The level and title of an ATX heading line that starts with ``#`` (as :data:`_ATX`
-    reads them), or None when it is none."""
-    level = len(line) - len(line.lstrip("#"))
-    if level > 6 or line[level : level + 1] not in (" ", "\t") or line[-1] in " \t#":
-        # Past six marks, or with no blank after them, no heading; one ending in blanks or
-        # marks: the pattern finds where its title ends.
-        m = _ATX.match(line)
-        return (len(m.group(1)), m.group(2)) if m else None
-    # The pattern's title starts after the blanks after the marks and, with nothing to trim at
-    # the line's end, runs to it.
-    return level, line[level:].lstrip(" \t")
-
-
 Columns = tuple[Sequence[int], Sequence[int], Sequence[str], Sequence[int]]
 
 
@@ -314,183 +268,6 @@ def _lines(text: str) -> tuple[list[str], list[int]]:
     return lines, starts
 
 
-class Breaks(NamedTuple):
-    """Sentence breaks (a sentence end and the whitespace after it) in order, as a search for
-    them from left to right finds them: each one's first punctuation mark
-    (``dots``), the end of its punctuation (``stops``: where a sentence ends) and of the
-    whitespace after it (``afters``); ``maybe`` lists the matches whose two characters before
-    the punctuation may end an abbreviation."""
-
-    dots: list[int]
-    stops: list[int]
-    afters: list[int]
-    maybe: list[int]
-
-
-def _period_breaks(text: str, start: int, end: int) -> tuple[list[int], list[int], list[int]]:
-    """The ``dots``, ``stops`` and ``afters`` of the breaks that start with a period, as a search
-    of ``text[start:end]`` finds them: from the lengths of the pieces ``re.split`` cuts (the
-    text before a break, its punctuation, the whitespace after it, the text before the next...),
-    which it cuts at C speed where a search makes a match object for each."""
-    piece = text if start == 0 and end == len(text) else text[start:end]
-    parts = _PERIOD_PARTS.split(piece)
-    at = list(accumulate(map(len, parts), initial=start))  # where each piece starts
-    n = len(parts) // 3
-    return at[1::3][:n], at[2::3], at[3::3]
-
-
-def _sentence_breaks(text: str, start: int, end: int) -> Breaks:
-    """The :class:`Breaks` a search of ``text[start:end]`` finds."""
-    dots, stops, afters = _period_breaks(text, start, end)
-    others = [
-        (m.start(), m.end(1), m.end()) for p in _BREAKS[1:] for m in p.finditer(text, start, end)
-    ]
-    if others:
-        found = sorted([*zip(dots, stops, afters, strict=True), *others])
-        dots, stops, afters = map(list, zip(*found, strict=True))
-        if len(set(stops)) < len(stops):
-            # A run of mixed marks ("?!") is found from each of its marks, every time with the
-            # same end; the search from left to right finds it from its first.
-            first = {}
-            for dot, stop, after in reversed(found):
-                first[stop] = (dot, after)
-            found = sorted((dot, stop, after) for stop, (dot, after) in first.items())
-            dots, stops, afters = map(list, zip(*found, strict=True))
-    return Breaks(dots, stops, afters, _maybe_abbreviations(text, dots))
-
-
-def _maybe_abbreviations(text: str, dots: list[int]) -> list[int]:
-    """The breaks whose two characters before the punctuation, lowercased, may end an
-    abbreviation. In a Latin-1 text with many breaks, looked up in its bytes with the ASCII
-    letters lowered, all at once (no other character there lowers to an ASCII one)."""
-    data = None
-    if len(dots) >= 256:
-        with suppress(UnicodeEncodeError):
-            data = text.encode("latin-1").lower()
-    if data is None or len(data) < 2:
-        return [k for k, d in enumerate(dots) if text[d - 2 : d].lower() in _ABBREVIATION_TAILS]
-    codes = np.frombuffer(data, dtype=np.uint8)
-    at = np.array(dots, dtype=np.int64)
-    past_two = at >= 2  # before the third character the slice holds fewer than two
-    at[~past_two] = 2
-    pairs = codes[at - 2].astype(np.int64) << 8 | codes[at - 1]
-    return np.flatnonzero(past_two & np.isin(pairs, _TAIL_CODES)).tolist()
-
-
-def _is_short_title(rest: str) -> bool:
-    body = rest.rstrip(".:")
-    return (
-        bool(_TITLE_START.match(rest))
-        and len(rest) <= 80
-        and len(body.split()) <= MAX_TITLE_WORDS
-        and not _SENTENCE_END.search(body + " ")
-    )
-
-
-def _sentences(
-    text: str, breaks: Breaks, first: int, stop: int, cursor: int, begin: int
-) -> tuple[list[tuple[int, int]], int]:
-    """The sentences that breaks ``first..stop-1`` end, but at an abbreviation's period, as
-    ``(start, end)``; and where the text after the last one starts."""
-    dots, stops, afters, _ = breaks
-    spans = []
-    for j in range(first, stop):
-        dot = dots[j]
-        if text[dot - 2 : dot].lower() in _ABBREVIATION_TAILS:
-            word_start = text.rfind(" ", cursor, dot) + 1
-            word_start = max(word_start, text.rfind("\n", cursor, dot) + 1, cursor)
-            word = text[word_start : dot + 1].lower().lstrip("(\"'\u201c")
-            if word in ABBREVIATIONS:
-                continue
-        # Ends with punctuation, starts after whitespace: nothing to trim.
-        spans.append((begin, stops[j]))
-        cursor, begin = stops[j], afters[j]
-    return spans, cursor
-
-
-def _abbreviations(
-    text: str, breaks: Breaks, starts: np.ndarray, first: np.ndarray, stop: np.ndarray
-) -> list[int]:
-    """The breaks among ``first[i]..stop[i]-1`` of the paragraphs starting at ``starts`` that
-    end no sentence: an abbreviation's period, as :func:`_sentences` reads it.
-
-    That reads the word before a period back to the last space or line break after where the
-    sentence began: the paragraph's start, or the end of the last break that ended one. Read
-    back to the end of the break just before instead, the word is the same when a space or
-    line break comes between; otherwise it holds the whitespace that follows every break, as
-    it would have, and no abbreviation holds whitespace."""
-    dots, stops, _, maybe = breaks
-    if not maybe:
-        return []
-    owner = np.searchsorted(starts, np.asarray(dots)[maybe], "right") - 1
-    firsts, ends, begins = first.tolist(), stop.tolist(), starts.tolist()
-    found = []
-    for j, i in zip(maybe, owner.tolist(), strict=True):
-        if i < 0 or not firsts[i] <= j < ends[i]:
-            continue
-        dot = dots[j]
-        cursor = stops[j - 1] if j > firsts[i] else begins[i]
-        word_start = text.rfind(" ", cursor, dot) + 1
-        word_start = max(word_start, text.rfind("\n", cursor, dot) + 1, cursor)
-        if text[word_start : dot + 1].lower().lstrip("(\"'\u201c") in ABBREVIATIONS:
-            found.append(j)
-    return found
-
-
-def _prose_units(
-    text: str, breaks: Breaks, prose: list[tuple[int, int, int, int, int]]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sentences :meth:`UnitBuilder.add_prose` makes of each paragraph ``(start, end,
-    skip, ...)`` given the whole text's breaks, in order: their starts, ends and paragraphs."""
-    starts, ends, skips = (np.array(c, dtype=np.int64) for c in list(zip(*prose, strict=True))[:3])
-    # Prose starts after whitespace (a line break, or the blanks after a list marker or a
-    # heading's number) and ends before a line break, so no break of the whole text straddles
-    # its start, and those inside it are the ones a search of it alone finds (the last may
-    # differ when it reaches the end, where ``add_prose`` reads none).
-    dots, stops, afters, _ = (np.array(c, dtype=np.int64) for c in breaks)
-    first = np.searchsorted(dots, starts + skips)
-    stop = np.searchsorted(dots, ends)
-    # A break that reaches the paragraph's end ends nothing.
-    stop = np.minimum(np.maximum(np.searchsorted(stops, ends), first), stop)
-    begin = np.array(
-        [
-            s if s >= e or not text[s].isspace() else _skip_space(text, s, e)
-            for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
-        ],
-        dtype=np.int64,
-    )
-    # Without the breaks at an abbreviation's period, every break ends a sentence.
-    kept = np.ones(len(dots), dtype=bool)
-    kept[_abbreviations(text, breaks, starts, first, stop)] = False
-    stops, afters = stops[kept], afters[kept]
-    kept_before = np.concatenate(([0], np.cumsum(kept)))
-    first, stop = kept_before[first], kept_before[stop]
-    count = stop - first
-    # The rest after the last sentence starts at the first non-space, when there is one.
-    after_last = afters[np.maximum(stop - 1, 0)] if len(afters) else stop
-    rest = np.where(count > 0, after_last, begin)
-    has_rest = rest < ends
-    sizes = count + has_rest
-    para = np.repeat(np.arange(len(sizes)), sizes)
-    k = np.arange(len(para)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # unit in paragraph
-    unit_starts = np.empty(len(para), dtype=np.int64)
-    unit_ends = np.empty(len(para), dtype=np.int64)
-    # Sentences the breaks end: the first from the paragraph's first non-space, each next from
-    # the whitespace after the one before.
-    sentence = k < count[para]
-    p, k = para[sentence], k[sentence]
-    j = first[p] + k
-    unit_starts[sentence] = np.where(k == 0, begin[p], afters[j - 1])
-    unit_ends[sentence] = stops[j]
-    last = ~sentence
-    unit_starts[last] = rest[para[last]]
-    unit_ends[last] = [
-        e if not text[e - 1].isspace() else _trim(text, r, e)[1]
-        for r, e in zip(rest[has_rest].tolist(), ends[has_rest].tolist(), strict=True)
-    ]
-    return unit_starts, unit_ends, para
-
-
 class UnitBuilder:
     """Collects the units, headings and tables of ``text`` as a reader of its format finds them;
     :meth:`document` then works out provisions, paths and references. Markdown is read by
@@ -505,6 +282,8 @@ class UnitBuilder:
         self.tables: list[tuple[TableRow | None, list[TableRow]]] = []
         self.table_open = False
         self.problems: list[str] = []
+        self.pages = 0  # a paged format's page count
+        self.page_starts: tuple[int, ...] = ()
 
     def add(self, start: int, end: int, kind: str) -> None:
         text = self.text
@@ -527,7 +306,7 @@ class UnitBuilder:
     def sentence_breaks(self, start: int, end: int) -> tuple[Breaks, int, int]:
         """The sentence breaks a search of ``text[start:end]`` finds: a :class:`Breaks` and the
         range ``[first, stop)`` of its entries that are those."""
-        breaks = _sentence_breaks(self.text, start, end)
+        breaks = sentence_breaks(self.text, start, end)
         return breaks, 0, len(breaks.stops)
 
     def add_prose(self, start: int, end: int, skip: int = 0) -> None:
@@ -573,7 +352,7 @@ class UnitBuilder:
     def close_table(self) -> None:
         self.table_open = False
 
-    def document(self, name: str, format: str = "markdown") -> Document:
+    def document(self, name: str, format: str = "text") -> Document:
         """The document these units make: provisions, heading paths and cross-references."""
         columns = self.unit_columns()
         tables = tuple(Table(header, tuple(rows)) for header, rows in self.tables)
@@ -605,252 +384,6 @@ def _ragged(text: str, table: Table) -> list[str]:
     ]
 
 
-class _Markdown(UnitBuilder):
-    """Reads markdown or plain text line by line into units."""
-
-    def __init__(self, text: str):
-        super().__init__(text)
-        self.breaks = _sentence_breaks(text, 0, len(text))
-        # Paragraphs read and not yet split into sentences: ``(start, end, skip, block, units
-        # added before it)``. :meth:`unit_columns` splits them all at once, at the end.
-        self.prose: list[tuple[int, int, int, int, int]] = []
-        self.heading_clock: dict[int, int] = {}  # a heading's unit index: paragraphs before it
-        self.merged: Columns | None = None  # all units, once the paragraphs are split
-
-    def add_prose(self, start: int, end: int, skip: int = 0) -> None:
-        self.block += 1
-        self.prose.append((start, end, skip, self.block, len(self.units)))
-
-    def add_heading(self, start: int, end: int, level: int, title: str) -> None:
-        self.heading_clock[len(self.units)] = len(self.prose)
-        super().add_heading(start, end, level, title)
-
-    def unit_columns(self) -> Columns:
-        """Split the paragraphs read into sentences, as :meth:`UnitBuilder.add_prose` would
-        one by one, and put their units among the others, renumbering headings and rows."""
-        if self.merged is not None:
-            return self.merged
-        if not self.prose:
-            return super().unit_columns()
-        _, _, _, blocks, before = (
-            np.array(c, dtype=np.int64) for c in zip(*self.prose, strict=True)
-        )
-        starts, ends, para = _prose_units(self.text, self.breaks, self.prose)
-        prose_before = np.concatenate(([0], np.cumsum(np.bincount(para, minlength=len(before)))))
-        fixed = self.units
-        total = len(fixed) + len(para)
-        new_starts = np.empty(total, dtype=np.int64)
-        new_ends = np.empty(total, dtype=np.int64)
-        new_blocks = np.empty(total, dtype=np.int64)
-        kinds = np.full(total, "sentence", dtype=object)
-        # A paragraph's units come after the units added before it was read; a unit added
-        # after ``k`` paragraphs moves on by their units.
-        where = np.arange(len(para)) + before[para]
-        new_starts[where], new_ends[where], new_blocks[where] = starts, ends, blocks[para]
-        fixed_at = np.arange(len(fixed))
-        fixed_at += prose_before[np.searchsorted(before, fixed_at, "right")]
-        if fixed:
-            f_starts, f_ends, f_kinds, f_blocks = zip(*fixed, strict=True)
-            new_starts[fixed_at], new_ends[fixed_at] = f_starts, f_ends
-            new_blocks[fixed_at], kinds[fixed_at] = f_blocks, f_kinds
-        clock, cum = self.heading_clock, prose_before.tolist()
-        self.headings = {k + cum[clock[k]]: h for k, h in self.headings.items()}
-        moved = fixed_at.tolist()
-        self.tables = [
-            (
-                None if header is None else TableRow(moved[header.unit], header.cells),
-                [TableRow(moved[row.unit], row.cells) for row in rows],
-            )
-            for header, rows in self.tables
-        ]
-        self.merged = new_starts.tolist(), new_ends.tolist(), kinds.tolist(), new_blocks.tolist()
-        return self.merged
-
-    def numbered_heading(
-        self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
-    ) -> tuple[int, int, str, int] | None:
-        """Read ``1.3 Title`` / ``2. Title. Body`` / ``3. Long provision text`` as a heading.
-
-        Returns the heading unit's end, its level and title, and where the body text starts on
-        the line (the line's end when none does); None when the line is not a heading."""
-        start, end = line
-        m = _NUMBERED.match(self.text, start, end)
-        if not m or m.end() != end:
-            return None
-        number, dot, rest = m.group(1), m.group(2), m.group(3)
-        multi = "." in number
-        if not multi and (not dot or neighbours_listed or not prev_blank):
-            return None
-        if not _TITLE_START.match(rest):
-            return None
-        level = number.count(".") + 2
-        rest_start = m.start(3)
-        if _is_short_title(rest):
-            return end, level, f"{number} {rest.rstrip('.:')}", end
-        first = _SENTENCE_END.search(rest)
-        if first and len(rest[: first.start()].split()) <= MAX_INLINE_TITLE_WORDS:
-            title_end = rest_start + first.end()
-            return title_end, level, f"{number} {rest[: first.start()]}", title_end
-        return (m.end(2) if dot else m.end(1)), level, number, rest_start
-
-    @staticmethod
-    def join_lines(
-        para: list[tuple[int, int]], lines: list[str], starts: list[int], first: int, stop: int
-    ) -> None:
-        """Add plain lines ``first..stop-1`` to the paragraph: the first and the last."""
-        for i in (first, stop - 1) if stop - first > 1 else (first,):
-            para.append((starts[i], starts[i] + len(lines[i])))
-
-    def simple_stretch(
-        self,
-        lines: list[str],
-        starts: list[int],
-        simple: list[int],
-        heads: dict[int, tuple[int, str]],
-    ) -> None:
-        """Read lines ``simple[0]..simple[-1]`` outside a code fence and with no paragraph open,
-        where ``simple`` are the only blank and ``#`` heading lines (``heads``: level and title)
-        and the others plain: each run of plain lines between two is a paragraph (the next blank
-        or heading line ends it). As :meth:`add_prose` and :meth:`add_heading` would, inline."""
-        units, prose, headings, clock = self.units, self.prose, self.headings, self.heading_clock
-        block = self.block
-        prev = simple[0] - 1
-        for i in simple:
-            if i > prev + 1:  # a run of plain lines since the last
-                block += 1
-                end = starts[i - 1] + len(lines[i - 1])
-                prose.append((starts[prev + 1], end, 0, block, len(units)))
-            head = heads.get(i)
-            if head is not None:
-                line = lines[i]
-                s = starts[i]
-                k = len(units)
-                clock[k] = len(prose)
-                headings[k] = _heading(s, s + len(line), *head)
-                block += 1
-                units.append((s, s + len(line.rstrip()), "heading", block))  # starts with "#"
-            prev = i
-        self.block = block
-
-    def run(self) -> None:
-        text = self.text
-        lines, starts = _lines(text)
-        # The paragraph's lines, ``(start, end)``: of a run of plain lines only the first and the
-        # last, all that is read of it (where it starts and ends, whether it is a single line).
-        para: list[tuple[int, int]] = []
-        para_kind = "sentence"
-        fence: str | None = None
-        fence_start = 0
-
-        def flush() -> None:
-            nonlocal para, para_kind
-            if para:
-                s, e = para[0][0], para[-1][1]
-                if para_kind == "sentence":
-                    self.add_prose(s, e)
-                else:
-                    marker = _LIST_ITEM.match(text, s, e)
-                    self.add_prose(s, e, skip=marker.end() - s if marker else 0)
-            para, para_kind = [], "sentence"
-
-        # Only lines a rule may read specially go through the rules one by one; a run of plain
-        # lines between them closes any table and joins the paragraph (or the open code fence).
-        # Blank lines and ``#`` heading lines (the most common) are read a stretch at a time.
-        special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
-        heads = {i: h for i in special if lines[i][:1] == "#" and (h := _atx(lines[i]))}
-        simple = [i for i in special if i in heads or not lines[i].strip()]
-        others = [i for i in special if i not in heads and lines[i].strip()] if simple else special
-        done = 0  # lines before this one are read
-        at = 0  # the next simple line, in ``simple``
-        for i in [*others, len(lines)]:
-            if at < len(simple) and simple[at] < i:
-                stop = bisect_left(simple, i, at)
-                if fence is None:
-                    # The plain lines before the first join the paragraph, which it ends.
-                    if simple[at] > done:
-                        self.join_lines(para, lines, starts, done, simple[at])
-                    flush()
-                    self.simple_stretch(lines, starts, simple[at:stop], heads)
-                done = simple[stop - 1] + 1
-                at = stop
-                self.table_open = False
-            if i == len(lines):
-                break
-            if i > done:
-                self.table_open = False  # closed by a plain line
-                if fence is None:
-                    self.join_lines(para, lines, starts, done, i)
-            done = i + 1
-            line = lines[i]
-            s = starts[i]
-            e = s + len(line)
-            if not _TABLE_ROW.match(line) and not _TABLE_RULE.match(line):
-                self.close_table()
-            if fence is not None:
-                if line.lstrip().startswith(fence):
-                    self.add_block(fence_start, e, "code")
-                    fence = None
-                continue
-            if m := _FENCE.match(line):
-                flush()
-                fence, fence_start = m.group(1)[:3], s
-                continue
-            if m := _ATX.match(line):
-                flush()
-                self.add_heading(s, e, len(m.group(1)), m.group(2))
-                continue
-            if _ATX_EMPTY.match(line):
-                flush()
-                continue
-            if _SETEXT.match(line) and len(para) == 1 and para_kind == "sentence":
-                ps, pe = para[0]
-                if len(text[ps:pe].strip()) <= 80 and not _DECORATION.match(text[ps:pe]):
-                    para = []
-                    self.add_heading(
-                        ps, pe, 1 if line.strip()[0] == "=" else 2, text[ps:pe].strip()
-                    )
-                    continue
-            if _TABLE_RULE.match(line) and self.table_open and self.mark_header():
-                continue
-            if _DECORATION.match(line) or _TABLE_RULE.match(line):
-                flush()
-                self.close_table()
-                continue
-            # Only a line that starts with a number can be a numbered heading.
-            if _NUMBERED.match(line):
-                prev_blank = i == 0 or not lines[i - 1].strip()
-                listed = any(
-                    0 <= j < len(lines)
-                    and _NUMBERED.match(lines[j]) is not None
-                    and _LIST_ITEM.match(lines[j]) is not None
-                    for j in (i - 1, i + 1)
-                )
-                numbered = self.numbered_heading((s, e), prev_blank or not para, listed)
-                if numbered is not None:
-                    flush()
-                    heading_end, level, title, body = numbered
-                    self.add_heading(s, heading_end, level, title)
-                    # The body may start on the heading's line and run on over the next lines.
-                    para = [(body, e)] if text[body:e].strip() else []
-                    continue
-            if _TABLE_ROW.match(line):
-                flush()
-                self.add_row(s, e, _cells(text, s, e))
-                continue
-            if _LIST_ITEM.match(line):
-                flush()
-                para, para_kind = [(s, e)], "item"
-                continue
-            para.append((s, e))
-        if done < len(lines):
-            self.close_table()
-            if fence is None:
-                self.join_lines(para, lines, starts, done, len(lines))
-        flush()
-        if fence is not None:
-            self.add_block(fence_start, len(text), "code")
-
-
 def _split_title(headings: dict[int, Heading]) -> tuple[str | None, int | None]:
     """The document title: a single level-1 heading that is the document's first unit (text
     before it would otherwise join the preamble across the title)."""
@@ -872,14 +405,6 @@ def _provision_level(headings: dict[int, Heading], title_unit: int | None) -> in
     return max(h.level for h in shown)
 
 
-@gc_paused()
-def parse_document(text: str, name: str = "document") -> Document:
-    """Parse ``text`` (markdown or plain) into units, provisions and resolved cross-references."""
-    parser = _Markdown(text)
-    parser.run()
-    return parser.document(name)
-
-
 def _cells(text: str, start: int, end: int) -> tuple[tuple[int, int], ...]:
     """The trimmed ranges of a pipe-table row's cells (``\\|`` is a pipe inside a cell); the
     blank pieces outside the outer pipes are not cells."""
@@ -890,21 +415,6 @@ def _cells(text: str, start: int, end: int) -> tuple[tuple[int, int], ...]:
     if pieces and pieces[-1][0] == pieces[-1][1]:
         pieces = pieces[:-1]
     return tuple(pieces)
-
-
-def _skip_space(text: str, start: int, end: int) -> int:
-    """The first non-space of ``text[start:end]`` (``end`` when there is none)."""
-    while start < end and text[start].isspace():
-        start += 1
-    return start
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def _structure(
@@ -970,6 +480,9 @@ def _structure(
         tables=tables,
         format=format,
         problems=tuple(builder.problems),
+        headings=tuple(headings[i] for i in sorted(headings)),
+        pages=builder.pages,
+        page_starts=builder.page_starts,
     )
     # The columns chunking reads first, filled in as their properties would compute them.
     doc.__dict__.update(unit_ends=ends, unit_provisions=unit_provision)

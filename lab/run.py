@@ -13,13 +13,21 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from .adaptive import ADAPTIVE, fit, signals
 from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, walk_ranking
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
 from .chunkers.base import ChunkerFailed
 from .corpus import Corpus, InputError, Question
 from .diagnosis import context_note
-from .gc_pause import gc_paused
-from .index import DEFAULT_OVERLAP, Index, build_index, check_chunking, learns
+from .index import (
+    DEFAULT_OVERLAP,
+    Index,
+    build_index,
+    check_chunking,
+    guarded,
+    learns,
+    training_key,
+)
 from .metrics import (
     IndexStats,
     Metrics,
@@ -71,6 +79,10 @@ class LabConfig:
     chunking, and seeds graph mode from hybrid. ``rerank`` names a cross-encoder that reorders
     the top ``rerank_top`` chunks before assembly. ``filters`` applies the questions' metadata
     filters (each question ranks only the documents whose metadata match it); off, every
+    question ranks every document. ``heading_guard`` keeps qes-dp, qes-greedy and qes-retrieval
+    from cutting between a heading and its first unit (:mod:`lab.chunkers.guard`; the other
+    chunkers cut as before). ``budget="adaptive"`` gives each question its own budget, one of
+    ``adaptive_budgets``, fitted on the train questions (:mod:`lab.adaptive`).
     question ranks every document. ``tokenizer`` names one (``lab.tokens``): chunk size, overlap
     and budget then count its tokens, not characters and words.
 
@@ -80,7 +92,7 @@ class LabConfig:
     chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
     modes: tuple[str, ...] = LEXICAL_MODES
     size: int = 450
-    budget: int = 120
+    budget: int | str = 120
     split: str = "test"
     headers: bool = False
     refs: str = REFERENCE_PLACEMENTS[0]
@@ -90,6 +102,8 @@ class LabConfig:
     rerank: str | None = None
     rerank_top: int = RERANK_TOP
     filters: bool = True
+    heading_guard: bool = False
+    adaptive_budgets: tuple[int, ...] = DEFAULT_BUDGETS
     tokenizer: str | None = None
 
     @property
@@ -97,8 +111,19 @@ class LabConfig:
         """Whether cited provisions are resolved at all (delivered or in the index only)."""
         return self.refs != "off"
 
+    @property
+    def adaptive(self) -> bool:
+        """Whether each question gets its own budget (``budget="adaptive"``)."""
+        return self.budget == ADAPTIVE
+
+    @property
+    def words(self) -> int:
+        """The fixed budget, or the largest an adaptive one may choose."""
+        return max(self.adaptive_budgets) if self.adaptive else self.budget
+
     def __post_init__(self):
         object.__setattr__(self, "chunkers", tuple(self.chunkers))
+        object.__setattr__(self, "adaptive_budgets", tuple(self.adaptive_budgets))
         object.__setattr__(self, "modes", tuple(self.modes))
         reference_placement(self.refs)
         if not self.chunkers:
@@ -117,8 +142,17 @@ class LabConfig:
                 )
         if not isinstance(self.rerank_top, int) or self.rerank_top < 1:
             raise ValueError(f"rerank_top must be a whole number >= 1, got {self.rerank_top!r}")
-        if not isinstance(self.budget, int) or self.budget < 1:
-            raise ValueError(f"budget must be a whole number of words >= 1, got {self.budget!r}")
+        if self.budget != ADAPTIVE and (not isinstance(self.budget, int) or self.budget < 1):
+            raise ValueError(
+                f"budget must be a whole number of words >= 1 or {ADAPTIVE!r}, got {self.budget!r}"
+            )
+        if not self.adaptive_budgets or any(
+            not isinstance(b, int) or b < 1 for b in self.adaptive_budgets
+        ):
+            raise ValueError(
+                "adaptive_budgets must be whole numbers of words >= 1, got "
+                f"{self.adaptive_budgets!r}"
+            )
         if self.split not in SPLITS:
             raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
 
@@ -163,6 +197,7 @@ class Run:
     questions: tuple[QuestionResult, ...]
     unfiltered: tuple[QuestionResult, ...] = ()
     unfiltered_metrics: Metrics | None = None
+    budgets: tuple[int, ...] = ()  # each question's budget, when adaptive
 
     def to_dict(self) -> dict:
         out = {
@@ -172,6 +207,10 @@ class Run:
             "index": self.index.as_dict(),
             "questions": [question_dict(r) for r in self.questions],
         }
+        if self.budgets:
+            out["mean_budget"] = round(sum(self.budgets) / len(self.budgets), 2)
+            for q, budget in zip(out["questions"], self.budgets, strict=True):
+                q["budget"] = budget
         if self.unfiltered_metrics is not None:
             out["metrics_without_filters"] = self.unfiltered_metrics.as_dict()
             out["questions_without_filters"] = [question_dict(r) for r in self.unfiltered]
@@ -353,6 +392,14 @@ class Retrieval:
                 )
             )
         return scored.results
+
+    def evaluate_each(self, budgets: Sequence[int]) -> tuple[QuestionResult, ...]:
+        """Every question's result at its own budget (``budgets[j]`` for question ``j``): the
+        adaptive budget's hook into assembly."""
+        if len(budgets) != len(self.questions):
+            raise ValueError(f"{len(budgets)} budgets for {len(self.questions)} questions")
+        at = {b: self.evaluate(b) for b in sorted(set(int(b) for b in budgets))}
+        return tuple(at[int(b)][j] for j, b in enumerate(budgets))
 
     def metrics(self, budget: int) -> Metrics:
         """``aggregate(self.evaluate(budget))``, kept with the results."""
@@ -565,7 +612,9 @@ def bounded_get(lock: threading.Lock, table: OrderedDict, key, make: Callable, l
 
 class LabCache:
     """Indexes and rankings kept for reuse across runs, sweeps and budgets (least recently used
-    ones dropped past ``max_indexes``). Safe to share between threads."""
+    ones dropped past ``max_indexes``). An index serves every corpus of the same documents
+    whose questions teach its chunker the same (all of them, for a chunker that learns
+    nothing), so writing a question does not chunk again. Safe to share between threads."""
 
     def __init__(self, max_indexes: int = 32):
         self.max_indexes = max_indexes
@@ -579,7 +628,7 @@ class LabCache:
     ) -> Index:
         size = size or config.size
         key = _index_key(corpus, config, chunker, size)
-        return bounded_get(
+        index = bounded_get(
             self._lock,
             self._indexes,
             key,
@@ -592,10 +641,18 @@ class LabCache:
                 refs=config.refs,
                 embedder=embedder_for(config),
                 late=config.late,
+                heading_guard=config.heading_guard and guarded(chunker),
                 tokenizer=tokenizer_for(config),
             ),
             self.max_indexes,
         )
+        if index.corpus.digest == corpus.digest:
+            return index
+        moved = index.over(corpus)  # the same documents with other questions: chunked already
+        with self._lock:
+            if key in self._indexes:
+                self._indexes[key] = moved
+        return moved
 
     def stats(self, index: Index, budget: int) -> IndexStats:
         """``index_stats(index, budget)``, kept while the index lives (``KEPT_BUDGETS`` each)."""
@@ -606,14 +663,21 @@ class LabCache:
         )
 
     def retrieval(
-        self, index: Index, config: LabConfig, mode: str, unfiltered: bool = False
+        self,
+        index: Index,
+        config: LabConfig,
+        mode: str,
+        unfiltered: bool = False,
+        ids: tuple[str, ...] | None = None,
     ) -> Retrieval:
-        """Rankings of the split's questions, with their metadata filters as ``config.filters``
-        says (``unfiltered``: only the questions that have one, ranked as if they had none)."""
+        """Rankings of the split's questions (``ids``: of those questions, whatever their
+        split), with their metadata filters as ``config.filters`` says (``unfiltered``: only the
+        questions that have one, ranked as if they had none)."""
         filters = config.filters and not unfiltered
         key = (
             _index_key(index.corpus, config, index.chunker, index.size),
-            config.split,
+            index.corpus.digest,
+            ids if ids is not None else config.split,
             mode,
             config.rerank,
             config.rerank_top,
@@ -621,6 +685,8 @@ class LabCache:
             unfiltered,
         )
         questions = index.corpus.split(config.split)
+        if ids is not None:
+            questions = tuple(q for q in index.corpus.questions if q.id in ids)
         if unfiltered:
             questions = tuple(q for q in questions if q.filter)
         return bounded_get(
@@ -635,9 +701,10 @@ class LabCache:
 
 
 def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tuple:
-    """Everything an index depends on."""
+    """Everything an index depends on: the questions only as far as its chunker learns."""
     return (
-        corpus.digest,
+        corpus.documents_digest,
+        training_key(corpus, chunker),
         chunker,
         size,
         config.overlap,
@@ -645,6 +712,7 @@ def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tu
         config.refs,
         config.dense,
         config.late,
+        config.heading_guard and guarded(chunker),
         config.tokenizer,
     )
 
@@ -676,25 +744,78 @@ def reranker_for(config: LabConfig):
     return get_reranker(config.rerank)
 
 
+def question_budgets(
+    cache: LabCache, retrieval: Retrieval, config: LabConfig, budgets: Sequence[int]
+) -> tuple[int, ...]:
+    """Each question's adaptive budget (:mod:`lab.adaptive`): fitted on the train questions of
+    the same index and mode (their rankings, and whether each candidate budget completes
+    them), then read off each of ``retrieval``'s questions' ranking and words."""
+    budgets = sorted(set(budgets))
+    train = cache.retrieval(retrieval.index, replace(config, split="train"), retrieval.mode)
+    complete = np.array(
+        [[r.complete for r in train.evaluate(b)] for b in budgets], dtype=bool
+    ).T.reshape(len(train.questions), len(budgets))
+    model = fit(signals(train), [q.question for q in train.questions], complete, budgets)
+    chosen = model.predict(signals(retrieval), [q.question for q in retrieval.questions])
+    return tuple(chosen.tolist())
+
+
+def question_budget(
+    corpus: Corpus,
+    config: LabConfig,
+    chunker: str,
+    mode: str,
+    question_id: str,
+    cache: LabCache | None = None,
+) -> int:
+    """The budget ``config`` gives one question of its split in one configuration: the fixed
+    budget, or the question's adaptive budget as :func:`run_lab` fits it (the largest candidate
+    for a question outside the split)."""
+    if not config.adaptive:
+        return config.budget
+    cache = cache or LabCache()
+    retrieval = cache.retrieval(cache.index(corpus, config, chunker), config, mode)
+    ids = [q.id for q in retrieval.questions]
+    if question_id not in ids:
+        return config.words
+    chosen = question_budgets(cache, retrieval, config, config.adaptive_budgets)
+    return chosen[ids.index(question_id)]
+
+
 def run_lab(
     corpus: Corpus,
     config: LabConfig | None = None,
     progress: Progress | None = None,
     cache: LabCache | None = None,
+    *,
+    questions: Sequence[str] | None = None,
 ) -> LabResult:
-    """Run every configured chunker in every configured mode on the questions of the split.
-    With metadata filters on, questions that have one are also ranked without it: each run's
+    """Run every configured chunker in every configured mode on the questions of the split
+    (``questions``: on the questions with these ids, whatever their split). With metadata
+    filters on, questions that have one are also ranked without it: each run's
     ``unfiltered_metrics`` say what recall would be without filters."""
-    with gc_paused():
-        return _run_lab(corpus, config or LabConfig(), progress, cache or LabCache())
+    ids = None
+    if questions is not None:
+        ids = tuple(dict.fromkeys(questions))
+        unknown = sorted(set(ids) - {q.id for q in corpus.questions})
+        if unknown:
+            raise ValueError(f"no question of the corpus has the id(s) {', '.join(unknown)}")
+    return _run_lab(corpus, config or LabConfig(), progress, cache or LabCache(), ids)
 
 
 def _run_lab(
-    corpus: Corpus, config: LabConfig, progress: Progress | None, cache: LabCache
+    corpus: Corpus,
+    config: LabConfig,
+    progress: Progress | None,
+    cache: LabCache,
+    ids: tuple[str, ...] | None,
 ) -> LabResult:
     runs = []
     total = len(config.chunkers) * len(config.modes)
-    filtered = config.filters and any(q.filter for q in corpus.split(config.split))
+    asked = (
+        corpus.split(config.split) if ids is None else [q for q in corpus.questions if q.id in ids]
+    )
+    filtered = config.filters and any(q.filter for q in asked)
     failed = []
     for chunker in config.chunkers:
         try:
@@ -702,17 +823,30 @@ def _run_lab(
         except ChunkerFailed as err:  # a plugin's fault: the other chunkers still run
             failed.append(InputError(str(err)))
             continue
-        stats = cache.stats(index, config.budget)
+        stats = cache.stats(index, config.words)
         for mode in config.modes:
-            retrieval = cache.retrieval(index, config, mode)
-            results = retrieval.evaluate(config.budget)
+            retrieval = cache.retrieval(index, config, mode, ids=ids)
+            budgets: tuple[int, ...] = ()
+            if config.adaptive:
+                budgets = question_budgets(cache, retrieval, config, config.adaptive_budgets)
+                results = retrieval.evaluate_each(budgets)
+                metrics = aggregate(results)
+            else:
+                results = retrieval.evaluate(config.budget)
+                metrics = retrieval.metrics(config.budget)
             unfiltered, without = (), None
             if filtered:
-                unfiltered = cache.retrieval(index, config, mode, True).evaluate(config.budget)
+                apart = cache.retrieval(index, config, mode, True, ids)
+                unfiltered = (
+                    apart.evaluate_each(
+                        question_budgets(cache, apart, config, config.adaptive_budgets)
+                    )
+                    if config.adaptive
+                    else apart.evaluate(config.budget)
+                )
                 replaced = {r.id: r for r in unfiltered}
                 without = aggregate([replaced.get(r.id, r) for r in results])
-            metrics = retrieval.metrics(config.budget)
-            runs.append(Run(chunker, mode, metrics, stats, results, unfiltered, without))
+            runs.append(Run(chunker, mode, metrics, stats, results, unfiltered, without, budgets))
             if progress:
                 progress(len(runs), total)
     return LabResult(config, tuple(runs), (*corpus.errors, *failed))
@@ -833,11 +967,10 @@ def sweep(
     else:
         cache = cache or LabCache()
         parts = []
-        with gc_paused():
-            for chunker, size in cells:
-                parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
-                if progress:
-                    progress(len(parts), len(cells))
+        for chunker, size in cells:
+            parts.append(sweep_cell(corpus, config, chunker, size, budgets, cache))
+            if progress:
+                progress(len(parts), len(cells))
     return SweepResult(config, tuple(row for part in parts for row in part))
 
 
@@ -881,7 +1014,39 @@ def sweep_cell(
                     "fits": too_long < len(lengths),
                 }
             )
+        if config.adaptive:
+            rows.append(_adaptive_row(cache, retrieval, config, budgets, rows[-1]))
+    if config.adaptive:
+        for row in rows:
+            row.setdefault("adaptive", False)
     return tuple(rows)
+
+
+def _adaptive_row(
+    cache: LabCache, retrieval: Retrieval, config: LabConfig, budgets: Sequence[int], like: dict
+) -> dict:
+    """The adaptive budget's sweep row: a point on the budget curve at its mean budget (its
+    candidates are the sweep's budgets)."""
+    chosen = question_budgets(cache, retrieval, config, budgets)
+    metrics = aggregate(retrieval.evaluate_each(chosen))
+    longest = max(budgets)
+    lengths = retrieval.index.words
+    return {
+        **like,
+        "budget": round(sum(chosen) / len(chosen), 2) if chosen else float(longest),
+        "questions": metrics.questions,
+        "partial": metrics.partial,
+        "partial_low": metrics.partial_ci[0],
+        "partial_high": metrics.partial_ci[1],
+        "complete": metrics.complete,
+        "complete_low": metrics.complete_ci[0],
+        "complete_high": metrics.complete_ci[1],
+        "gap": metrics.gap,
+        "mean_context_words": metrics.mean_context_words,
+        "over_budget_chunks": int((lengths > longest).sum()),
+        "fits": bool((lengths <= longest).any()),
+        "adaptive": True,
+    }
 
 
 __all__ = [
@@ -897,6 +1062,7 @@ __all__ = [
     "SPLITS",
     "SweepResult",
     "explain",
+    "question_budget",
     "run_lab",
     "sweep",
     "sweep_cell",

@@ -26,14 +26,14 @@ if documents.is_collection(corpus):
         hide_index=True,
     )
     documents.policy_nudge(corpus, settings.chunkers)
+overview.outline_view(corpus)
 result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")
-size_unit, budget_unit = (
-    (f"{settings.tokenizer} tokens",) * 2 if settings.tokenizer else ("characters", "words")
-)
+tokens = f"{settings.tokenizer} tokens" if settings.tokenizer else None
+budget_note = f"budget = {settings.budget} {tokens}" if tokens else state.budget_note(settings)
 st.caption(
-    f"Chunk size L = {settings.size} {size_unit}; budget = {settings.budget} {budget_unit}; "
+    f"Chunk size L = {settings.size} {tokens or 'characters'}; {budget_note}; "
     f"{draw.REFS_NOTE[settings.refs]}. Chars count the body a chunk covers; delivered counts "
     "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")

@@ -22,6 +22,7 @@ st.caption(
     f"{', '.join(map(str, sizes))} characters · {draw.REFS_NOTE[settings.refs]}. One panel per "
     "chunker, a colour per retrieval mode; solid lines: complete recall, its 95% interval "
     "shaded; dashed: partial. A thin line inside a wide one: equal recall."
+    + (" Diamonds: the adaptive budget at its mean budget." if settings.adaptive else "")
     + state.retrieval_note(settings, " Retrieval: ")
 )
 if not corpus.split(settings.split):
@@ -41,6 +42,7 @@ rows = cache.sweep_rows(
 )
 bar.empty()
 frame = pd.DataFrame(rows)
+fixed = frame[~frame["adaptive"]] if "adaptive" in frame else frame  # adaptive: budget curve points
 grid = f"sweep {settings.config!r} {budgets} {sizes}"  # everything the sweep's views depend on
 modes = sweeps.modes_drawn(settings.modes)
 trained = scored_on_training(corpus, settings.split, settings.chunkers)
@@ -51,7 +53,7 @@ lines = (
 )
 for x, held, value, title in lines:
     st.subheader(title)
-    part = frame[frame[held] == value]
+    part = frame[frame[held] == value] if x == "budget" else fixed[fixed[held] == value]
     data = cache.view(corpus, (grid, x, modes), sweeps.sweep_data, part, modes)
     st.html(sweeps.key_html(modes, settings.dense))
     sweeps.panels(
@@ -63,7 +65,7 @@ for x, held, value, title in lines:
 
 st.subheader("Budget × size")
 measure = choices.page_selectbox("Heatmap shows", ["complete", "partial"], key="heat")
-data = cache.view(corpus, (grid, measure), sweeps.heatmap_data, frame, measure)
+data = cache.view(corpus, (grid, measure), sweeps.heatmap_data, fixed, measure)
 st.caption(
     f"Columns: budget (words); rows: chunk size L (characters). Each cell: {measure} recall in "
     f"percent; ✕: {sweeps.NO_FIT}."

@@ -1,5 +1,5 @@
 """Shared fixtures: the bundled handbook corpus and the inline real-world documents; the app's
-corpus store and models directory in temporary folders."""
+corpus store and models directory in temporary folders; a canned chat-completions server."""
 
 import os
 import sys
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from llm_server import start
 from samples import REAL_DOCUMENTS
 
 from lab import build_corpus, load_corpus
@@ -85,3 +86,23 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(
             f"{', '.join(unmarked)}: an AppTest file needs pytestmark = pytest.mark.app"
         )
+
+
+@pytest.fixture
+def llm_server(tmp_path):
+    """Start tests/llm_server.py, a chat-completions server on 127.0.0.1, with a script of
+    canned answers: ``llm_server(script)`` gives its base URL, the log of requests and the
+    process; every server started is stopped after the test."""
+    processes = []
+
+    def started(script: list[dict]):
+        folder = tmp_path / f"llm-server-{len(processes)}"
+        folder.mkdir()
+        url, log, process = start(script, folder)
+        processes.append(process)
+        return url, log, process
+
+    yield started
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)

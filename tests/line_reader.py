@@ -5,7 +5,7 @@ every line a rule may read specially goes through the rules one by one. The test
 
 from dataclasses import astuple
 
-from lab.parse import (
+from lab.formats.text import (
     _ATX,
     _ATX_EMPTY,
     _DECORATION,
@@ -16,13 +16,12 @@ from lab.parse import (
     _SETEXT,
     _TABLE_ROW,
     _TABLE_RULE,
-    _cells,
-    _lines,
-    _Markdown,
+    LineReader,
 )
+from lab.parse import _cells, _lines
 
 
-class LineByLine(_Markdown):
+class LineByLine(LineReader):
     """``parse_document``'s reader with every special line read on its own."""
 
     def run(self) -> None:
@@ -49,6 +48,9 @@ class LineByLine(_Markdown):
         # Only lines a rule may read specially go through the rules one by one; a run of plain
         # lines between them closes any table and joins the paragraph (or the open code fence).
         special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
+        plain = self.plain_headings(lines)
+        if plain:
+            special = sorted({*special, *plain})
         done = 0  # lines before this one are read
         for i in special:
             if i > done:
@@ -81,6 +83,10 @@ class LineByLine(_Markdown):
             if m := _FENCE.match(line):
                 flush()
                 fence, fence_start = m.group(1)[:3], s
+                continue
+            if (head := plain.get(i)) is not None:
+                flush()
+                self.add_heading(s + len(line) - len(line.lstrip()), e, *head)
                 continue
             if m := _ATX.match(line):
                 flush()

@@ -7,15 +7,47 @@ is the assistant's message; ``body``, when given, is sent as it is instead of a 
 last answer repeats once the list is used up. Every request is logged to LOG as a JSON line
 (path, model, whether an Authorization header came, the user message). The server stops by
 itself after ``LIFETIME`` seconds.
+
+The tests start it with :func:`start` (the ``llm_server`` fixture of conftest.py), write its
+answers with :func:`answer` and read what it was sent with :func:`requests_of`.
 """
 
 import json
+import subprocess
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 LIFETIME = 300
+
+
+def start(script: list[dict], folder: Path) -> tuple[str, Path, subprocess.Popen]:
+    """Start the server with ``script`` (its files in ``folder``): its base URL
+    (``http://127.0.0.1:PORT/v1``), the log of the requests it gets, and the process."""
+    (folder / "script.json").write_text(json.dumps(script), encoding="utf-8")
+    log = folder / "requests.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, __file__, str(folder / "script.json"), str(log)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    port = int(process.stdout.readline())
+    return f"http://127.0.0.1:{port}/v1", log, process
+
+
+def answer(*questions: dict, fence: bool = False) -> dict:
+    """A script entry: the model answers with these questions as JSON (in a fence: with prose)."""
+    text = json.dumps({"questions": list(questions)})
+    return {"content": f"Here you are:\n```json\n{text}\n```" if fence else text}
+
+
+def requests_of(log: Path) -> list[dict]:
+    """The requests the server logged, in order."""
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
 
 def main(script_path: str, log_path: str) -> None:

@@ -357,3 +357,36 @@ def test_a_collection_of_several_types_opens_with_its_policy_among_the_chunkers(
     at.multiselect(key="chunker").set_value(["structure"]).run()
     at.selectbox(key="corpus").select("technova").run()
     assert at.session_state["settings"].chunkers == ("structure",)
+
+
+def test_index_overview_shows_each_documents_outline_in_an_expander():
+    at = on("pages/index_overview.py")
+    labels = [e.label for e in at.expander]
+    assert "firmware\\-changelog\\.md \\(markdown, 7 headings\\)" in labels
+    assert "support\\-call\\.txt \\(text, 0 headings\\)" in labels
+    outlines = [m.value for m in at.markdown]
+    assert any("  - Version 3\\.1 \\(18 March 2025\\) `430`" in v for v in outlines)
+
+
+def test_pdf_and_docx_uploads_load_and_an_unreadable_pdf_is_named():
+    from pathlib import Path
+
+    real = Path(__file__).resolve().parent / "data" / "real" / "formats"
+    at = upload(
+        open_app(CORPUS),
+        {
+            "spec.pdf": (real / "shared-mime-info-spec.pdf").read_bytes(),
+            "zstd.docx": (real / "zstd-README.docx").read_bytes(),
+            "cut.pdf": (real / "shared-mime-info-spec.pdf").read_bytes()[:4000],
+        },
+    )
+    assert sorted(at.session_state["yc_files"]) == ["spec.pdf", "zstd.docx"]
+    (refusal,) = at.session_state["yc_files_errors"]
+    assert refusal.startswith("Document 'cut.pdf' is not a readable PDF")
+    assert len(at.error) == 1
+    at = click(at, "Check and load")
+    report = at.session_state["yc_report"]
+    assert report.refused is None and report.document["documents"] == 2
+    docs = report.documents.set_index("document")
+    assert list(docs.index) == ["spec.pdf", "zstd.docx"]
+    assert list(docs["format"]) == ["pdf", "docx"]

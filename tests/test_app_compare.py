@@ -175,7 +175,7 @@ def test_a_bad_b_chunker_or_mode_is_named_with_the_one_value_b_takes():
     need = "needs" if len(dense) == 1 else "need"
     assert notices == [
         "Ignored **b_chunker=nope** from the link: expected one of fixed, sentence, structure, "
-        "qes-dp, qes-greedy, recursive, parent-child, table-rows, by-type"
+        "qes-dp, qes-greedy, qes-retrieval, recursive, parent-child, table-rows, by-type"
         + "".join(f", {c}" for c in adapters if not CHUNKERS[c].dense)
         + f" ({', '.join(dense)} {need} dense=true). Using **structure**.",
         "Ignored **b_mode=zigzag** from the link: expected one of flat, graph (dense and hybrid "

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from app_support import ALL_PAGES, ENTRY, TIMEOUT, App, open_app
 
+from ui.draw import md_escape
+
 pytestmark = pytest.mark.app
 
 POSTS = Path(__file__).resolve().parent / "data" / "real" / "question_sets" / "ragas_lets_talk"
@@ -125,3 +127,40 @@ def test_delete_reorder_and_undo_change_the_draft_not_the_bundled_corpus():
     button(at, "Undo").click().run()
     assert at.subheader[0].value == "25 questions"
     assert at.session_state["corpus"] == "handbook"
+
+
+def test_units_to_click_read_as_rendered_text_not_markdown():
+    at = load_the_posts()
+    at.switch_page("pages/questions.py").run()
+    at.text_input(key="qp_query").input('"Measures if the response"').run()
+    (unit,) = [c for c in at.checkbox if c.key.startswith("qp_unit_")]
+    assert unit.label == md_escape(
+        "Faithfulness: Measures if the response is factually consistent with the retrieved context"
+    )
+    groups = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert (
+        f"**{md_escape(PASTED)} › {md_escape('Key Features of Ragas › 🎯 Specialized Metrics')}**"
+        in groups
+    )
+    unit.check().run()
+    (marked,) = [m.value for m in at.markdown if m.value.startswith("1. ")]
+    assert "\\*\\*" not in marked and "Faithfulness: Measures if" in marked.replace("\\", "")
+    evidence = at.session_state["qp_evidence"]
+    assert evidence[0]["text"].startswith("- **Faithfulness**: Measures")  # marked as written
+
+
+def test_chromas_archive_uploaded_on_your_corpus_gives_its_472_questions_to_edit():
+    archive = POSTS.parent / "chroma_general_evaluation.tar.xz"
+    at = open_app("pages/your_corpus.py")
+    at.file_uploader(key="yc_import_upload").upload(archive.name, archive.read_bytes())
+    at.run()
+    assert not at.exception
+    (read,) = [s.value.replace("\\", "") for s in at.success]
+    assert read.startswith("Read as Chroma's chunking_evaluation (questions_df.csv and the")
+    assert "472 question(s) over 5 document(s)" in read
+    button(at, "Check and load").click().run()
+    assert not at.exception
+    assert len(at.session_state["user_corpus"].questions) == 472
+    at.switch_page("pages/questions.py").run()
+    assert not at.exception
+    assert at.subheader[0].value == "472 questions"

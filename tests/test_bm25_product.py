@@ -1,15 +1,12 @@
-"""BM25's own product (SciPy's kernel, sized from the terms' posting lengths) against SciPy's
-public sparse product, bit for bit, and BM25.top's floors against a full sort of those scores."""
-
-from unittest import mock
+"""BM25's product (the weights kept by term) against a term-count matrix built by scipy.sparse
+times the transposed weights, bit for bit, and BM25.top's floors against a full sort of those
+scores."""
 
 import numpy as np
-import pytest
 import scipy.sparse as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-import lab.bm25
 from lab.bm25 import BM25
 
 WORDS = "abcdefgh"  # few words, short documents: many documents score alike
@@ -39,42 +36,21 @@ documents = st.lists(st.lists(st.sampled_from(WORDS), max_size=7), max_size=120)
 queries = st.lists(st.lists(st.sampled_from(WORDS + "xyz"), max_size=6), max_size=40)
 
 
-# Both ways BM25 multiplies: SciPy's kernels called directly, and (as on a SciPy without them)
-# the public product.
-PATHS = pytest.mark.parametrize("public", [False, True], ids=["kernel", "public"])
-
-
-def product_path(public: bool):
-    """Within it, BM25 takes the public product if ``public``."""
-    kernels = ("csr_matmat", "csr_todense")
-    return mock.patch.multiple(
-        lab.bm25, **{k: None if public else getattr(lab.bm25, k) for k in kernels}
-    )
-
-
 @given(documents, queries, st.integers(1, 15), st.sampled_from([1, 7, 256]))
 @example([["a", "b"], ["b"], ["a"], []], [["a", "a", "b"], ["x"], [], ["b", "a"]], 2, 1)
 @example([["a"]] * 30 + [["a", "b"]] * 30, [["a"], ["b", "a", "b"]], 3, 256)  # 30-way ties
-@PATHS
 def test_scores_are_scipys_product_bit_for_bit_and_top_is_their_full_sort(
-    public, documents, queries, k, block
+    documents, queries, k, block
 ):
     bm25 = BM25(documents)
-    with product_path(public):
-        scores, top = bm25.scores(queries), bm25.top(queries, k, block)
+    scores, top = bm25.scores(queries), bm25.top(queries, k, block)
     expected = public_product(bm25, queries)
     assert scores.shape == (len(queries), len(documents))
     assert scores.tobytes() == expected.tobytes()  # the same floats, bit for bit
     assert [t.tolist() for t in top] == [full_sort(row.tolist(), k) for row in expected]
 
 
-@PATHS
-def test_scores_of_a_hand_made_index(public):
-    with product_path(public):
-        check_scores_of_a_hand_made_index()
-
-
-def check_scores_of_a_hand_made_index():
+def test_scores_of_a_hand_made_index():
     # Two documents, one word each twice or once: df(a) = 2, idf = ln(1 + 0.5 / 2.5) = ln 1.2.
     bm25 = BM25([["a", "a"], ["a"]], k1=1.2, b=0.0)
     idf = np.log(1.2)
@@ -87,13 +63,7 @@ def check_scores_of_a_hand_made_index():
     assert [t.tolist() for t in bm25.top([["a"], ["z"], []], 5)] == [[0, 1], [], []]
 
 
-@PATHS
-def test_empty_index_and_empty_questions(public):
-    with product_path(public):
-        check_empty_index_and_empty_questions()
-
-
-def check_empty_index_and_empty_questions():
+def test_empty_index_and_empty_questions():
     assert BM25([]).scores([["a"]]).shape == (1, 0)
     assert [t.tolist() for t in BM25([]).top([["a"]], 3)] == [[]]
     assert BM25([[], []]).scores([["a"], []]).tolist() == [[0.0, 0.0], [0.0, 0.0]]
@@ -101,13 +71,7 @@ def check_empty_index_and_empty_questions():
     assert [t.tolist() for t in BM25([["a"]]).top([["a"]], 0)] == [[]]
 
 
-@PATHS
-def test_many_documents_share_the_floor_of_a_frequent_word(public):
-    with product_path(public):
-        check_many_documents_share_the_floor_of_a_frequent_word()
-
-
-def check_many_documents_share_the_floor_of_a_frequent_word():
+def test_many_documents_share_the_floor_of_a_frequent_word():
     # 400 documents, word "a" in all, at two lengths: 200 tie at the best score. The floor from
     # "a"'s 10th largest weight equals the best score itself; all tied documents reach it and
     # the first ten in document order are kept.

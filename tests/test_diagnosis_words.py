@@ -123,6 +123,16 @@ def test_the_chunk_graph_names_each_chunk_as_the_drill_down_does(handbook):
 
 # --- near-duplicates name the chunk they resembled ---------------------------------------------
 
+
+def as_plain_text():
+    """The README read as plain text: the line reader takes its numbered steps ("2. Compress
+    with dictionary") for numbered headings, so each step is a provision of its own (read as
+    markdown, by CommonMark, they are list items of one section)."""
+    from lab.collection import Source
+
+    return Source("README.md", README.read_bytes(), format="text")
+
+
 STEPS = {  # the README's dictionary How To as a whole: create, compress, decompress
     "id": "steps",
     "question": "How to use dictionary compression: create, compress, decompress?",
@@ -144,7 +154,7 @@ def test_a_procedure_step_skipped_as_a_near_duplicate_names_the_step_it_resemble
     # Issue 21: structure at 450 characters, budget 120: step "2 Compress with dictionary"
     # (structure-18), ranked 3rd, is skipped for step "3 Decompress with dictionary"
     # (structure-19, ranked 2nd): the same words but "decompress" and ".zst".
-    corpus = build_corpus({"README.md": README.read_text(encoding="utf-8")}, [STEPS])
+    corpus = build_corpus([as_plain_text()], [STEPS])
     index = build_index(corpus, "structure", 450)
     x = explain(index, corpus.questions[0], "flat", 120)
     [ev] = x.result.evidence
@@ -166,7 +176,9 @@ def test_the_command_line_json_names_the_chunk_a_near_duplicate_resembled(tmp_pa
 
     qe = tmp_path / "qe.json"
     qe.write_text(json.dumps([STEPS]), encoding="utf-8")
-    args = ["run", "--doc", str(README), "--qe", str(qe), "--chunker", "structure"]
+    plain = tmp_path / "README"  # no extension: read as plain text (see as_plain_text)
+    plain.write_bytes(README.read_bytes())
+    args = ["run", "--doc", str(plain), "--qe", str(qe), "--chunker", "structure"]
     out = subprocess.run(
         [sys.executable, "-m", "lab", *args, "--mode", "flat", "--format", "json"],
         capture_output=True,
@@ -183,7 +195,7 @@ def test_the_command_line_json_names_the_chunk_a_near_duplicate_resembled(tmp_pa
 def test_the_drill_down_names_the_chunk_a_near_duplicate_resembled():
     from ui import drilldown
 
-    corpus = build_corpus({"README.md": README.read_text(encoding="utf-8")}, [STEPS])
+    corpus = build_corpus([as_plain_text()], [STEPS])
     view = drilldown._build_view(
         build_index(corpus, "structure", 450), corpus.questions[0], "flat", 120
     )

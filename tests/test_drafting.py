@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from llm_server import answer, requests_of
 
 from lab import build_corpus, load_corpus
 from lab.drafting import Endpoint, LLMError, draft_questions, original_offset, read_answer
@@ -20,7 +21,6 @@ needs_httpx = pytest.mark.skipif(
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDBOOK = ROOT / "data" / "handbook.md"
-SERVER = Path(__file__).resolve().parent / "llm_server.py"
 
 FLASH = (
     "Flash photography is banned everywhere in the red-light zone because a single flash "
@@ -46,11 +46,6 @@ SECOND = {
 }
 
 
-def answer(*questions: dict, fence: bool = False) -> dict:
-    text = json.dumps({"questions": list(questions)})
-    return {"content": f"Here you are:\n```json\n{text}\n```" if fence else text}
-
-
 SCRIPT = [
     answer(GROUNDED, INVENTED, REPEAT, fence=True),
     {"status": 429, "headers": {"Retry-After": "0"}, "body": '{"error": "slow down"}'},
@@ -59,29 +54,6 @@ SCRIPT = [
     {"delay": 3, **answer(SECOND)},
     answer(SECOND, GROUNDED),
 ]
-
-
-@pytest.fixture
-def llm_server(tmp_path):
-    """Start the canned server with ``script``; yields (base URL, the log of requests)."""
-    processes = []
-
-    def start(script: list[dict]) -> tuple[str, Path, subprocess.Popen]:
-        (tmp_path / "script.json").write_text(json.dumps(script), encoding="utf-8")
-        log = tmp_path / "requests.jsonl"
-        process = subprocess.Popen(
-            [sys.executable, str(SERVER), str(tmp_path / "script.json"), str(log)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        processes.append(process)
-        port = int(process.stdout.readline())
-        return f"http://127.0.0.1:{port}/v1", log, process
-
-    yield start
-    for process in processes:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def generate(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -93,10 +65,6 @@ def generate(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
         env=env,
         timeout=120,
     )
-
-
-def requests_of(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
 
 @needs_httpx
@@ -118,7 +86,10 @@ def test_generate_keeps_grounded_questions_and_says_why_it_dropped_the_rest(llm_
     assert "dropped: 'Can I use a flash on the observing terrace at night?': repeats gen-001" in err
     assert "the LLM server is rate-limiting (429): trying again in 0 s" in err
     assert "request 2: the model answered in prose, not JSON: 'Sure! Here are" in err
-    assert "request 3: the model's JSON is broken" in err
+    assert (
+        "request 3: the model's JSON is broken (Unterminated string starting at character 60)"
+        in err
+    )
     assert "the LLM server did not answer within 1 s: trying again in 1 s" in err
     assert "kept what there is: 2 grounded question(s) of the 3 asked for after 5 request(s)" in err
     assert "sekrit-key" not in err + done.stdout
@@ -237,3 +208,26 @@ def test_without_httpx_the_engine_imports_and_generate_says_how_to_install_it():
         "error: drafting with an LLM needs httpx, which is not installed: "
         "pip install -r requirements-llm.txt"
     )
+
+
+@needs_httpx
+def test_a_server_that_refuses_ends_drafting_at_once(llm_server, tmp_path):
+    wrong_key = {"status": 401, "body": '{"error": {"message": "invalid api key"}}'}
+    url, log, _ = llm_server([wrong_key])
+    done = generate("--doc", str(HANDBOOK), "--llm", url, "--model", "m", "--questions", "5")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: the LLM server answered 401: invalid api key"
+    assert len(requests_of(log)) == 1  # not asked again: a wrong key stays wrong
+
+    failing = {"status": 503, "headers": {"Retry-After": "0"}, "body": "{}"}
+    url, log, _ = llm_server([answer(GROUNDED), failing])
+    out = tmp_path / "qe.json"
+    done = generate(
+        "--doc", str(HANDBOOK), "--llm", url, "--model", "m", "--questions", "5",
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "the LLM server failed (503); gave up after 4 tries" in done.stderr
+    assert len(requests_of(log)) == 5  # the answer, then one request tried four times
+    kept = json.loads(out.read_text(encoding="utf-8"))["questions"]
+    assert [q["question"] for q in kept] == [GROUNDED["question"]]

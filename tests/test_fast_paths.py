@@ -26,19 +26,18 @@ from lab.chunkers import (
 )
 from lab.chunkers.qes_greedy import INDEX_BUDGET, Coverage, greedy_lazy
 from lab.chunkers.recursive import split_units
+from lab.formats.text import parse_document
 from lab.generate import generate_corpus
 from lab.parse import (
     _REFERENCE,
-    Breaks,
     UnitBuilder,
     _lines,
     _lowered,
-    _maybe_abbreviations,
     _reference_candidates,
     _reference_matches,
-    _sentence_breaks,
-    parse_document,
 )
+from lab.sentences import Breaks, _maybe_abbreviations
+from lab.sentences import sentence_breaks as _sentence_breaks
 from lab.text import STOP_WORDS, stem, tokenize, tokenize_many
 
 # The sentence break as one pattern: punctuation, closing quotes or brackets, then whitespace.

@@ -28,7 +28,7 @@ from lab import (
     run_lab,
     sweep,
 )
-from lab.metrics import starts_at_heading
+from lab.index import starts_at_heading
 from lab.text import tokenize
 
 DATA = Path(__file__).resolve().parents[1] / "data"

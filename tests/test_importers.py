@@ -3,24 +3,28 @@ chunking_evaluation (all 472 questions at Chroma's own offsets), SQuAD v2.0 and 
 test set with its documents, and the lists and BEIR layouts (the SQuAD sample reshaped)."""
 
 import csv
+import io
 import json
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from lab import load_collection
+from lab import CorpusError, load_collection
 from lab.importers import (
     checked,
     collection_files,
     import_dataset,
+    open_files,
     read_files,
     recognise,
     train_share,
     write_collection,
 )
+from lab.importers.archive import unpack
 from lab.importers.base import Imported
 from lab.importers.writer import document_path
 
@@ -64,6 +68,45 @@ def test_chroma_import_has_its_five_corpora_and_all_472_questions(chroma_import)
     ]
     assert len(corpus.questions) == 472
     assert [e for e in corpus.errors if e.question] == []
+
+
+def test_chroma_imports_straight_from_its_archive_as_from_its_folder(chroma_import, tmp_path):
+    done = lab_cli(
+        "import", "chroma", str(SETS / "chroma_general_evaluation.tar.xz"), "--out",
+        str(tmp_path / "from-archive"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "imported 472 question(s) over 5 document(s)" in done.stderr
+    for name in ("collection.json", "questions.json", "finance.md", "chatlogs.md"):
+        assert (tmp_path / "from-archive" / name).read_bytes() == (
+            chroma_import / name
+        ).read_bytes()
+
+
+def test_an_archive_reads_as_the_folder_it_packs_and_says_what_is_wrong(tmp_path):
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w") as archive:
+        archive.writestr("set/questions_df.csv", "question,references,corpus_id\n")
+        archive.writestr("set/corpora/notes.md", "# Notes\n")
+        archive.writestr("set/.git/config", "[core]")
+        archive.writestr("__MACOSX/set/._notes.md", "x")
+        archive.writestr("../outside.md", "never")
+        archive.writestr("set/empty/", "")
+    files = open_files({"set.zip": packed.getvalue(), "extra.md": b"# Extra\n"})
+    assert sorted(files) == ["extra.md", "set/corpora/notes.md", "set/questions_df.csv"]
+    assert recognise(files) == "chroma"
+    assert not (tmp_path.parent / "outside.md").exists()  # nothing is written anywhere
+
+    with pytest.raises(CorpusError, match="broken.tar.xz cannot be read as an archive"):
+        open_files({"broken.tar.xz": b"not an archive at all"})
+    with pytest.raises(CorpusError, match="holds more than 1 files"):
+        unpack("set.zip", packed.getvalue(), 1, 10**6)
+    with pytest.raises(CorpusError, match="unpacks to more than"):
+        unpack("set.zip", packed.getvalue(), 10, 12)
+    empty = io.BytesIO()
+    zipfile.ZipFile(empty, "w").close()
+    with pytest.raises(CorpusError, match="holds no file"):
+        open_files({"empty.zip": empty.getvalue()})
 
 
 def test_every_chroma_span_lands_at_chromas_own_offsets(chroma_data, chroma_import):

@@ -1,4 +1,4 @@
-"""Blank and ``#`` heading lines read a stretch at a time (``_Markdown.simple_stretch``) against
+"""Blank and ``#`` heading lines read a stretch at a time (``LineReader.simple_stretch``) against
 the reader that reads every special line on its own (``line_reader.LineByLine``): the same units,
 provisions, references, tables and problems, on generated markdown (hypothesis), on texts built
 from the lines each rule reads, on edge cases and on real texts where they are installed. And the
@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from line_reader import LineByLine, document_contents
 from samples import markdown_documents, real_text
 
+from lab.formats.text import _ATX, _atx, parse_document
 from lab.generate import generate_corpus
-from lab.parse import _ATX, _atx, parse_document
 
 REAL = [
     *sorted(Path("/usr/share/common-licenses").glob("*")),

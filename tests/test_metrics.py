@@ -5,7 +5,8 @@ import pytest
 from samples import SPEC_CHUNKERS
 
 from lab import LabConfig, build_corpus, build_index, explain, run_lab, sweep
-from lab.metrics import aggregate, index_stats, starts_at_heading
+from lab.index import starts_at_heading
+from lab.metrics import aggregate, index_stats
 
 RULES = """\
 ## 1 Definitions

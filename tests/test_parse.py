@@ -5,7 +5,7 @@ import re
 import pytest
 from samples import APACHE_LIKE, GPL_LIKE, NO_HEADINGS, README, REAL_DOCUMENTS
 
-from lab.parse import parse_document
+from lab import parse_document
 from lab.text import STOP_WORDS, stem, tokenize
 
 

@@ -6,14 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from lab import build_corpus, build_index
+from lab import build_corpus, build_index, parse_document
 from lab.chunkers import CHUNKERS, Params, chunker_status
 from lab.chunkers.adapters import langchain as langchain_adapter
 from lab.chunkers.adapters import llamaindex as llamaindex_adapter
 from lab.chunkers.adapters.locate import locate
 from lab.chunkers.base import register
 from lab.index import check_chunking
-from lab.parse import parse_document
 
 REAL = Path(__file__).parent / "data" / "real"
 LICENSES = Path("/usr/share/common-licenses")

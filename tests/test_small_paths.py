@@ -1,7 +1,7 @@
-"""The small-input paths of index and graph building against the general ones, bit for bit: the
-structural edges in plain Python against their array steps, distinct pairs marked in a table
-against a sort, the summed graph matrix and BM25's matrices from SciPy's kernels against
-``scipy.sparse``'s constructors, and one-block rare shares against the blocked product."""
+"""The index's own constructions against the plain ones, bit for bit: BM25's matrices against
+``scipy.sparse``'s constructors, distinct counts against ``np.unique``, the PageRank walk against
+the transition, the fast ranking record against the dataclass, tokens with a word cache against
+plain tokens."""
 
 from pathlib import Path
 
@@ -10,11 +10,10 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
-from samples import corpora
 
 import lab.bm25 as bm25_module
 import lab.graph as graph_module
-from lab import build_index, load_collection
+from lab import build_index
 from lab.bm25 import BM25
 
 TECHNOVA = Path(__file__).resolve().parent.parent / "data" / "technova" / "collection.json"
@@ -35,165 +34,6 @@ def same_csr(got: sp.csr_matrix, want: sp.csr_matrix) -> bool:
         and got.has_sorted_indices == want.has_sorted_indices
         and got.has_canonical_format == want.has_canonical_format
     )
-
-
-# --- structural edges: plain Python on small graphs, array steps on large ones ----------------
-
-
-def assert_structures_agree(index, resolve_refs):
-    chunks, documents = index.chunks, index.corpus.documents
-    want = graph_module._structure(chunks, documents, resolve_refs)
-    got = graph_module._small_structure(chunks, documents, resolve_refs)
-    for kind, a, b in zip(("adjacency", "hierarchy", "xref"), got, want, strict=True):
-        assert same_array(a, b), kind
-    return want
-
-
-@pytest.mark.parametrize("chunker", CHUNKERS)
-@pytest.mark.parametrize("size", [120, 450])
-def test_small_structure_is_the_array_steps_on_the_handbook(handbook, chunker, size):
-    index = build_index(handbook, chunker, size)
-    adjacency, hierarchy, xref = assert_structures_agree(index, True)
-    assert len(adjacency) == len(index.chunks) - 1  # one document: every neighbour pair
-    assert len(hierarchy) and len(xref)
-    assert not len(assert_structures_agree(index, False)[2])
-
-
-@pytest.mark.parametrize("chunker", ["sentence", "structure", "by-type"])
-def test_small_structure_is_the_array_steps_on_a_collection(chunker):
-    corpus = load_collection(TECHNOVA)
-    index = build_index(corpus, chunker, 350)
-    adjacency, _, _ = assert_structures_agree(index, True)
-    # chunks of different documents are never neighbours
-    assert len(adjacency) == len(index.chunks) - len(corpus.documents)
-
-
-@given(corpora(), st.sampled_from(["fixed", "structure", "qes-greedy"]), st.booleans())
-def test_small_structure_is_the_array_steps_on_generated_documents(corpus, chunker, refs):
-    assert_structures_agree(build_index(corpus, chunker, 120), refs)
-
-
-def test_small_structure_by_hand():
-    # chunk 0 touches provision 0 (section A); 1 touches 0 and 1 (A); 2 touches 2 (B) and
-    # cites 0; 3 is in the second document, touches its provision 0 and cites provision 2 of
-    # that document, which it does not have.
-    class P:
-        def __init__(self, section):
-            self.section = section
-
-    class D:
-        def __init__(self, *sections):
-            self.provisions = [P(s) for s in sections]
-
-    class C:
-        def __init__(self, doc, provisions, cites=()):
-            self.doc, self.provisions, self.cites = doc, provisions, cites
-
-    chunks = [C(0, (0,)), C(0, (0, 1)), C(0, (2,), (0,)), C(1, (0,), (2,))]
-    documents = [D("A", "A", "B"), D("A")]
-    adjacency, hierarchy, xref = graph_module._small_structure(chunks, documents, True)
-    n = 4
-    assert adjacency.tolist() == [0 * n + 1, 1 * n + 2]
-    # 1 -> first holder of provision 0 (chunk 0); provision 1's first holder (1) -> its
-    # section's first chunk (0); provision 2 of section B starts its own section
-    assert hierarchy.tolist() == [0 * n + 1]
-    assert xref.tolist() == [0 * n + 2, 1 * n + 2]
-    want = graph_module._structure(chunks, documents, True)
-    assert all(same_array(a, b) for a, b in zip((adjacency, hierarchy, xref), want, strict=True))
-
-
-# --- distinct pairs: a table of marks or a sort -----------------------------------------------
-
-
-@given(
-    st.integers(1, 40),
-    st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), max_size=120),
-)
-def test_pair_keys_marked_in_a_table_are_the_sorted_distinct_keys(n, pairs):
-    i = np.array([a % n for a, _ in pairs], dtype=np.int64)
-    j = np.array([b % n for _, b in pairs], dtype=np.int64)
-    old = graph_module.PAIR_MARKS
-    try:
-        graph_module.PAIR_MARKS = 0
-        sorted_keys = graph_module._pair_keys(i, j, n)
-        graph_module.PAIR_MARKS = 1 << 16
-        marked = graph_module._pair_keys(i, j, n)
-    finally:
-        graph_module.PAIR_MARKS = old
-    assert same_array(marked, sorted_keys)
-    reduced = [(a % n, b % n) for a, b in pairs]
-    want = sorted({min(a, b) * n + max(a, b) for a, b in reduced if a != b})
-    assert marked.tolist() == want
-
-
-# --- the graph matrix: SciPy's kernels on our arrays, or its constructor ----------------------
-
-
-@given(st.integers(0, 30), st.integers(0, 400), st.integers(0, 2**32 - 1))
-@example(20, 400, 1)  # rows of more than 16 entries: SciPy's sort is not stable there
-@example(1, 40, 2)  # one chunk, every entry a duplicate
-def test_summed_matrix_is_scipys_construction(n, m, seed):
-    rng = np.random.default_rng(seed)
-    rows = rng.integers(0, max(n, 1), m) if n else np.zeros(0, dtype=np.int64)
-    cols = rng.integers(0, max(n, 1), m) if n else np.zeros(0, dtype=np.int64)
-    # weights that add up differently in different orders
-    data = rng.choice([1.0, 0.3, 0.1 * rng.random(), 0.5 * rng.random()], size=len(rows))
-    want = sp.csr_matrix((data, (rows, cols)), shape=(n, n))
-    got = graph_module._summed_csr(data, rows, cols, n)
-    assert same_csr(got, want)
-
-
-def test_summed_matrix_of_sorted_rows_with_duplicates_is_not_sorted_again():
-    # canonical but for a duplicate: SciPy sums it without sorting (a sort may swap the two)
-    rows = np.array([0, 0, 0, 1, 1], dtype=np.int64)
-    cols = np.array([0, 1, 1, 0, 1], dtype=np.int64)
-    data = np.array([1.0, 0.3, 0.1, 1.0, 0.5])
-    got = graph_module._summed_csr(data, rows, cols, 2)
-    assert got.toarray().tolist() == [[1.0, 0.4], [1.0, 0.5]]
-    assert same_csr(got, sp.csr_matrix((data, (rows, cols)), shape=(2, 2)))
-
-
-def graphs_both_ways(index, monkeypatch):
-    """The index's graph by the small paths and by the general ones."""
-    args = (index.chunks, index.corpus.documents, index.bm25.matrix, True)
-    with monkeypatch.context() as m:
-        m.setattr(graph_module, "SMALL_STRUCTURE", 0)
-        m.setattr(graph_module, "PAIR_MARKS", 0)
-        m.setattr(graph_module, "LEXICAL_ROW_BLOCK", 1)
-        m.setattr(graph_module, "coo_tocsr", None)
-        general = graph_module.build_graph(*args)
-    with monkeypatch.context() as m:
-        m.setattr(graph_module, "SMALL_STRUCTURE", 10**6)
-        m.setattr(graph_module, "PAIR_MARKS", 1 << 30)
-        m.setattr(graph_module, "LEXICAL_ROW_BLOCK", 10**6)
-        small = graph_module.build_graph(*args)
-    return small, general
-
-
-def assert_same_graph(small, general):
-    assert list(small.edges) == list(general.edges) == ["adjacency", "hierarchy", "lexical", "xref"]
-    for kind in general.edges:
-        for a, b in zip(small.edges[kind], general.edges[kind], strict=True):
-            assert same_array(a, b), kind
-    assert same_csr(small.matrix, general.matrix)
-
-
-@pytest.mark.parametrize("chunker", CHUNKERS)
-def test_small_graph_is_the_general_graph_on_the_handbook(monkeypatch, handbook, chunker):
-    small, general = graphs_both_ways(build_index(handbook, chunker, 250), monkeypatch)
-    assert_same_graph(small, general)
-    assert all(len(e[0]) for e in general.edges.values())  # every kind of edge is there
-
-
-def test_small_graph_is_the_general_graph_on_a_collection(monkeypatch):
-    index = build_index(load_collection(TECHNOVA), "structure", 350)
-    assert_same_graph(*graphs_both_ways(index, monkeypatch))
-
-
-@given(corpora())
-def test_small_graph_is_the_general_graph_on_generated_documents(corpus):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        assert_same_graph(*graphs_both_ways(build_index(corpus, "structure", 120), monkeypatch))
 
 
 # --- BM25's matrices ----------------------------------------------------------------------------
@@ -223,16 +63,12 @@ def scipy_matrices(docs, k1=1.2, b=0.75):
     return matrix, matrix.T.tocsr()
 
 
-@pytest.mark.parametrize("kernels", [True, False], ids=["kernel", "public"])
 @given(docs=documents)
 @example(docs=[])
 @example(docs=[[], []])
 @example(docs=[["a", "a", "b"], [], ["b", "c", "a", "a"]])
-def test_bm25_matrices_are_scipys_construction(kernels, docs):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        if not kernels:
-            monkeypatch.setattr(bm25_module, "csr_tocsc", None)
-        bm25 = BM25(docs)
+def test_bm25_matrices_are_scipys_construction(docs):
+    bm25 = BM25(docs)
     matrix, by_term = scipy_matrices(docs)
     assert same_csr(bm25.matrix, matrix)
     assert same_csr(bm25._by_term, by_term)
@@ -249,9 +85,9 @@ def test_distinct_counts_are_uniques(keys, spread, few_repeats):
 # --- the PageRank walk and the rankings ---------------------------------------------------------
 
 
-def test_walk_is_the_transition_in_float32(monkeypatch, handbook):
+def test_walk_is_the_transition_in_float32(handbook):
     rng = np.random.default_rng(3)
-    graphs = [graphs_both_ways(build_index(handbook, "structure", 250), monkeypatch)[0]]
+    graphs = [build_index(handbook, "structure", 250).graph]
     for n in (1, 6, 40):
         upper = sp.triu(sp.random(n, n, density=0.2, random_state=rng, format="csr"), k=1)
         upper.data = 0.1 + upper.data

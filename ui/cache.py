@@ -231,14 +231,18 @@ def _workbench(_corpus: Corpus, digest: str) -> LabCache:
 
 
 def workbench(of: Corpus) -> LabCache:
-    """The engine's index and ranking cache for this corpus: a new budget re-assembles contexts
-    from cached rankings instead of chunking and ranking again."""
-    return pick(_workbench, of)(of, of.digest)
+    """The engine's index and ranking cache for this corpus's documents: a new budget
+    re-assembles contexts from cached rankings instead of chunking and ranking again, and the
+    same documents with other questions (a question being written) chunk only what learns
+    from them."""
+    return pick(_workbench, of)(of, of.documents_digest)
 
 
 @shared_and_session(st.cache_data, max_entries=128, session_entries=16)
-def _lab(_corpus: Corpus, digest: str, config: LabConfig) -> LabResult:
-    return run_lab(_corpus, config, cache=workbench(_corpus))
+def _lab(
+    _corpus: Corpus, digest: str, config: LabConfig, questions: tuple[str, ...] | None = None
+) -> LabResult:
+    return run_lab(_corpus, config, cache=workbench(_corpus), questions=questions)
 
 
 class _NotCached(Exception):
@@ -294,11 +298,12 @@ def spec(build: Callable[..., alt.TopLevelMixin | dict], *args: Hashable) -> dic
     return _spec(f"{build.__module__}.{build.__qualname__}", args, build)
 
 
-def lab(of: Corpus, config: LabConfig) -> LabResult:
-    """``run_lab`` for this corpus and configuration (a spinner shows while it takes long)."""
+def lab(of: Corpus, config: LabConfig, questions: tuple[str, ...] | None = None) -> LabResult:
+    """``run_lab`` for this corpus and configuration, on the split's questions (``questions``:
+    on those ids); a spinner shows while it takes long."""
     what = f"embedding with {config.dense}, " if config.dense else ""
     with st.spinner(f"Chunking, {what}ranking and assembling…"):
-        return pick(_lab, of)(of, of.digest, config)
+        return pick(_lab, of)(of, of.digest, config, questions)
 
 
 @shared_and_session(st.cache_data, max_entries=128, session_entries=16)

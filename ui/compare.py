@@ -85,6 +85,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         "b_headers": a.headers,
         "b_refs": a.refs,
         "b_filters": a.filters,
+        "b_heading_guard": a.heading_guard,
         "b_dense": a.dense,
         "b_late": a.late,
         "b_rerank": a.rerank,
@@ -152,6 +153,13 @@ def edit_b(a: state.Settings) -> state.Settings:
                 bind=state.BIND,
                 help=state.FILTERS_HELP,
             )
+            heading_guard = st.toggle(
+                "Heading guard",
+                value=a.heading_guard,
+                key="b_heading_guard",
+                bind=state.BIND,
+                help=state.GUARD_HELP,
+            )
         with second[1]:
             refs = st.selectbox(
                 "Cross-references",
@@ -182,6 +190,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         headers=headers,
         refs=refs,
         filters=filters,
+        heading_guard=heading_guard,
         dense=dense,
         late=late,
         rerank=rerank,

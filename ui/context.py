@@ -19,10 +19,12 @@ def question(of: Corpus, qid: str | None) -> Question | None:
 
 def where(of: Corpus, doc: int, start: int) -> str:
     """Label of the provision holding character ``start`` of document ``doc``, after the
-    document's name when the corpus has several."""
+    document's name when the corpus has several, and its page in a paged document (PDF)."""
     document = of.documents[doc]
     p = document.units[document.unit_at(start)].provision if document.units else -1
     label = document.provisions[p].label if p >= 0 else "(before the first heading)"
+    page = document.page_at(start)
+    label += f" (page {page})" if page is not None else ""
     return f"{document.name} › {label}" if len(of.documents) > 1 else label
 
 

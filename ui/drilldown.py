@@ -10,7 +10,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import CHUNKERS, EXPLAIN, Corpus, Explanation, Index, LabConfig, Question, explain
+from lab import (
+    CHUNKERS,
+    EXPLAIN,
+    Corpus,
+    Explanation,
+    Index,
+    LabConfig,
+    Question,
+    explain,
+    question_budget,
+)
 from lab.retrieve import RERANK_TOP
 from lab.run import reranker_for
 
@@ -222,7 +232,10 @@ def _build_view(
     blocks = []
     for k in ex.context.picked:
         c = index.chunks[k]
-        title = f"#{int(positions[k]) + 1} · {c.id} · {documents[c.doc].name} · {c.words} words"
+        page = documents[c.doc].page_at(c.source[0][0]) if c.source else None
+        on_page = f" · page {page}" if page is not None else ""
+        name = documents[c.doc].name + on_page
+        title = f"#{int(positions[k]) + 1} · {c.id} · {name} · {c.words} words"
         spans, numbers = evidence_in(q, c.doc)
         blocks.append(chunk_html(title, c, documents[c.doc].text, spans, numbers))
     return View(
@@ -246,8 +259,11 @@ def _build_view(
 def _view(_corpus: Corpus, digest: str, config: LabConfig, mode: str, qid: str) -> View:
     q = question(_corpus, qid)
     index = cache.index(_corpus, config, config.chunkers[0])
+    budget = question_budget(
+        _corpus, config, config.chunkers[0], mode, qid, cache.workbench(_corpus)
+    )
     return _build_view(
-        index, q, mode, config.budget, reranker_for(config), config.rerank_top, config.filters
+        index, q, mode, budget, reranker_for(config), config.rerank_top, config.filters
     )
 
 

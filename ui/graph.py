@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import Corpus, Index, LabConfig, context_note, explain
+from lab import Corpus, Index, LabConfig, context_note, explain, question_budget
 from lab.run import reranker_for
 
 from . import cache
@@ -104,7 +104,15 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
     q = question(_corpus, qid)
     reranker = reranker_for(config)
     ex = (
-        explain(index, q, "graph", config.budget, reranker, config.rerank_top, config.filters)
+        explain(
+            index,
+            q,
+            "graph",
+            question_budget(_corpus, config, chunker, "graph", q.id, cache.workbench(_corpus)),
+            reranker,
+            config.rerank_top,
+            config.filters,
+        )
         if q is not None and n
         else None
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab import IMPORT_FORMATS, CorpusError, import_dataset, qe_text, recognise
+from lab import IMPORT_FORMATS, CorpusError, import_dataset, open_files, qe_text, recognise
 
 from . import corpus_input, uploads
 from .draw import md_escape
@@ -14,6 +14,7 @@ from .draw import md_escape
 UPLOADER = "yc_import_upload"
 REPORT = "yc_import_report"
 TYPES = ["csv", "json", "jsonl", "tsv", "md", "markdown", "txt", "html", "htm"]
+TYPES += ["zip", "tar", "gz", "tgz", "bz2", "xz"]  # the dataset's folder as an archive
 NAMES = {
     "chroma": "Chroma's chunking_evaluation (questions_df.csv and the corpora)",
     "squad": "SQuAD",
@@ -27,7 +28,11 @@ def take_import() -> None:
     chosen = st.session_state.get(UPLOADER) or []
     if not chosen:
         return
-    files = {f.name: f.getvalue() for f in chosen}
+    try:
+        files = open_files({f.name: f.getvalue() for f in chosen})
+    except CorpusError as exc:
+        st.session_state[REPORT] = ("error", str(exc), [])
+        return
     format = recognise(files)
     if format is None:
         st.session_state[REPORT] = ("error", "These files are in none of the formats listed.", [])
@@ -63,7 +68,7 @@ def draw() -> None:
     st.file_uploader(
         "…or import a question set from another tool: "
         + "; ".join(NAMES[f] for f in IMPORT_FORMATS)
-        + " (upload its files together)",
+        + " (upload its files together, or its folder as a .zip or .tar.xz)",
         type=TYPES,
         accept_multiple_files=True,
         key=UPLOADER,

@@ -46,11 +46,13 @@ EXPECTED = {
     "chunker": "one or more of " + ", ".join(CHUNKERS),
     "mode": "some of " + ", ".join(MODES),
     "size": f"a whole number of characters from {SIZE_RANGE[0]} to {SIZE_RANGE[1]}",
-    "budget": f"a whole number of words from {BUDGET_RANGE[0]} to {BUDGET_RANGE[1]}",
+    "budget": f"a whole number of words from {BUDGET_RANGE[0]} to {BUDGET_RANGE[1]}, or adaptive",
     "split": "one of " + ", ".join(SPLITS),
     "headers": "true or false",
     "refs": "one of " + ", ".join(REFERENCE_PLACEMENTS),
     "filters": "true or false",
+    "heading_guard": "true or false",
+    "adaptive_budget": "true or false",
     "dense": "true or false",
     "late": f"true or false; {NEEDS_DENSE}",
     "rerank": f"true or false; {NEEDS_DENSE}",
@@ -68,7 +70,7 @@ NUMBERS = {  # the Compare page's B binds b_size and b_budget
     "b_budget": BUDGET_RANGE,
 }
 MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
-FLAGS = {"headers", "filters", "dense", "late", "rerank"}
+FLAGS = {"headers", "filters", "heading_guard", "adaptive_budget", "dense", "late", "rerank"}
 OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
 
 

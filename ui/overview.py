@@ -12,9 +12,17 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from lab import CHUNKERS, Chunk, Corpus, Index, LabResult, percent_digits
+from lab import CHUNKERS, Chunk, Corpus, Document, Index, LabResult, outline, percent_digits
 
-from .draw import ON_TRAINING, UNTRAINED, VEGA_LITE_SCHEMA, as_percent, on_training, percent
+from .draw import (
+    ON_TRAINING,
+    UNTRAINED,
+    VEGA_LITE_SCHEMA,
+    as_percent,
+    md_escape,
+    on_training,
+    percent,
+)
 
 MAP_CHARS = 20_000  # the boundary map shows at most this many characters of a document
 
@@ -186,6 +194,41 @@ def corpus_summary(corpus: Corpus) -> None:
                 ),
                 hide_index=True,
             )
+
+
+# Outline ------------------------------------------------------------------------------------------
+
+OUTLINE_CAPTION = (
+    "The headings the lab read in each document, as `python -m lab outline` prints them: the "
+    "structure every structure-aware chunker cuts on. Numbers after a title are its character "
+    "offset in the text the lab reads."
+)
+
+
+def outline_markdown(document: Document) -> str:
+    """The document's headings as a nested markdown list (titles escaped), or a sentence saying
+    it has none."""
+    headings = outline(document)
+    if not headings:
+        return "No headings were read: chunkers see one run of paragraphs."
+    lines, open_levels = [], []
+    for h in headings:
+        while open_levels and open_levels[-1] >= h["level"]:
+            open_levels.pop()
+        lines.append(f"{'  ' * len(open_levels)}- {md_escape(h['title'])} `{h['start']}`")
+        open_levels.append(h["level"])
+    return "\n".join(lines)
+
+
+def outline_view(corpus: Corpus) -> None:
+    """One collapsed expander per document with the outline the lab read."""
+    st.subheader("Outline")
+    st.caption(OUTLINE_CAPTION)
+    for document, info in zip(corpus.documents, corpus.info, strict=True):
+        count = len(document.headings)
+        label = f"{document.name} ({info.format}, {count} heading{'s' * (count != 1)})"
+        with st.expander(md_escape(label)):
+            st.markdown(outline_markdown(document))
 
 
 # Boundary map -----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from dataclasses import replace
 import streamlit as st
 
 from lab import Corpus, LLMError, draft_questions, next_id, search
-from lab.marking import KIND_NAMES, Hit, entry
+from lab.marking import KIND_NAMES, Hit, entry, readable
 
 from . import cache, question_draft
 from .draw import config_label, md_escape, short
@@ -32,6 +32,7 @@ TEXT, SPLIT, FILTER, QUERY, DOC, PASTE, PAGE = (
     "qp_page",
 )
 PICK = "qp_pick"  # the question the table's actions apply to
+ASKED = "qp_llm_asked"  # "Draft questions" was clicked: draft on the next run that gets there
 PER_PAGE = 12
 ALL_DOCUMENTS = "All documents"
 
@@ -224,7 +225,7 @@ def marked_evidence(mine: Corpus) -> None:
     for k, e in enumerate(evidence):
         text, button = st.columns([12, 1], vertical_alignment="center")
         where = f"**{md_escape(e['doc'])}**" if len(mine.documents) > 1 else ""
-        text.markdown(f"{k + 1}. {where} {md_escape(e['text'])}")
+        text.markdown(f"{k + 1}. {where} {md_escape(readable(e['text']))}")
         button.button(
             "",
             icon=":material/close:",
@@ -279,17 +280,15 @@ def find_units(mine: Corpus) -> None:
     marked = {_key(e) for e in _evidence()}
     group = None
     for hit in shown:
-        where = " › ".join(p for p in (names[hit.doc] if len(names) > 1 else "", hit.path) if p)
+        path = readable(hit.path)
+        where = " › ".join(p for p in (names[hit.doc] if len(names) > 1 else "", path) if p)
         if where != group:
             st.markdown(f"**{md_escape(where or 'Before the first heading')}**")
             group = where
         key = f"qp_unit_{hit.key}"
         st.session_state[key] = (names[hit.doc], hit.start) in marked
-        label = (
-            md_escape(hit.text)
-            if hit.kind == "sentence"
-            else f"*{KIND_NAMES[hit.kind]}:* {md_escape(hit.text)}"
-        )
+        text = md_escape(readable(hit.text, hit.kind))
+        label = text if hit.kind == "sentence" else f"*{KIND_NAMES[hit.kind]}:* {text}"
         st.checkbox(label, key=key, on_change=_toggle, args=(mine, hit), width="stretch")
 
 
@@ -377,7 +376,7 @@ def every_chunker(inputs, work: Draft, item: dict, settings) -> None:
         st.error(md_escape(problems[0] if problems else refused or "This question cannot load."))
         return
     config = replace(settings.config, chunkers=tuple(chunker_options(settings.dense)), split="all")
-    result = cache.lab(built, config)
+    result = cache.lab(built, config, (item["id"],))
     rows: dict[str, dict] = {}
     for run in result.runs:
         verdict = next(q.verdict for q in run.questions if q.id == item["id"])
@@ -417,17 +416,26 @@ def llm_panel(inputs, work: Draft, endpoint) -> None:
         )
         left, right = st.columns([1, 3], vertical_alignment="bottom")
         count = int(left.number_input("How many", 1, 30, 5, key="qp_llm_count"))
-        if right.button("Draft questions", icon=":material/auto_awesome:"):
+        right.button("Draft questions", icon=":material/auto_awesome:", on_click=_ask)
+        if st.session_state.pop(ASKED, False):  # kept until a run gets this far
             _draft(inputs, work, endpoint, count)
         review = st.session_state.get(question_draft.REVIEW, [])
         for k, item in enumerate(review):
             st.markdown(f"**{md_escape(item['question'])}**")
             for e in item["evidence"]:
-                st.markdown(f"- {md_escape(e['doc'])}: {md_escape(e['text'])}")
+                st.markdown(f"- {md_escape(e['doc'])}: {md_escape(readable(e['text']))}")
             a, b, c, _ = st.columns([1, 1, 1, 5])
-            a.button("Accept", key=f"qp_accept_{k}", on_click=_review, args=(work, k, "accept"))
-            b.button("Edit", key=f"qp_edit_{k}", on_click=_review, args=(work, k, "edit"))
-            c.button("Reject", key=f"qp_reject_{k}", on_click=_review, args=(work, k, "reject"))
+            for column, action in zip((a, b, c), ("accept", "edit", "reject"), strict=True):
+                column.button(
+                    action.capitalize(),
+                    key=f"qp_{action}_{k}",
+                    on_click=_review,
+                    args=(inputs, work, k, action),
+                )
+
+
+def _ask() -> None:
+    st.session_state[ASKED] = True
 
 
 def _draft(inputs, work: Draft, endpoint, count: int) -> None:
@@ -461,7 +469,7 @@ def _draft(inputs, work: Draft, endpoint, count: int) -> None:
     ]
 
 
-def _review(work: Draft, k: int, action: str) -> None:
+def _review(inputs, work: Draft, k: int, action: str) -> None:
     review = st.session_state.get(question_draft.REVIEW, [])
     if not 0 <= k < len(review):
         return
@@ -473,4 +481,16 @@ def _review(work: Draft, k: int, action: str) -> None:
         clear_editor()
         st.session_state[TEXT] = item["question"]
         st.session_state[SPLIT] = item.get("split", "test")
-        st.session_state[EVIDENCE] = [dict(e) for e in item["evidence"]]
+        st.session_state[EVIDENCE] = _pinned(inputs, item)
+        question_draft.notify("In the editor below: change it, then add it.", "info")
+    else:
+        question_draft.notify("Rejected.", "info")
+
+
+def _pinned(inputs, item: dict) -> list[dict]:
+    """The item's evidence pinned where the loader finds it, so the units it covers show as
+    marked (as it came, when it cannot be found)."""
+    built, _ = question_draft.corpus_with(inputs, [{**item, "id": "review"}])
+    if built is None or not built.questions:
+        return [dict(e) for e in item["evidence"]]
+    return [entry(built, e.doc, e.start, e.end) for e in built.questions[0].evidence]

@@ -22,7 +22,9 @@ from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.pages_manager import PagesManager
 
 from lab import (
+    ADAPTIVE,
     CHUNKERS,
+    DEFAULT_BUDGETS,
     DEFAULT_CHUNKERS,
     LEXICAL_MODES,
     POLICY_CHUNKER,
@@ -63,6 +65,19 @@ REFS_HELP = (
     "budget. **index-only**: retrieval and the graph use it, the context does not carry it. "
     "**off**: nowhere, and no reference edges in the chunk graph."
 )
+GUARD_HELP = (
+    "qes-dp, qes-greedy and qes-retrieval never cut between a heading and its first unit "
+    "(unless the two together are longer than L): the article's stranded headings cannot "
+    "happen. The other chunkers cut as before."
+)
+ADAPTIVE_KEY = "adaptive_budget"
+ADAPTIVE_HELP = (
+    "A budget per question instead of the slider's: one of "
+    + ", ".join(map(str, DEFAULT_BUDGETS))
+    + " words, by the score gap of its ranking, the provisions its top chunks cite and its "
+    "cluster among the train questions, fitted on the train questions only. Sweep charts draw "
+    "it as a diamond on the budget curves, at its mean budget."
+)
 FILTERS_HELP = (
     "A question may carry a metadata filter (product, version...): retrieval then ranks only "
     "the chunks of documents whose metadata match it. Off: every question ranks every "
@@ -79,10 +94,12 @@ class Settings:
     modes: tuple[str, ...] = LEXICAL_MODES
     size: int = LabConfig.size
     budget: int = LabConfig.budget
+    adaptive: bool = False  # a budget per question (``budget=adaptive``), up to the largest
     split: str = LabConfig.split
     headers: bool = LabConfig.headers
     refs: str = LabConfig.refs
     filters: bool = LabConfig.filters
+    heading_guard: bool = LabConfig.heading_guard
     dense: bool = False
     late: bool = LabConfig.late
     rerank: bool = False
@@ -105,11 +122,12 @@ class Settings:
             chunkers=self.chunkers,
             modes=self.modes,
             size=self.size,
-            budget=self.budget,
+            budget=ADAPTIVE if self.adaptive else self.budget,
             split=self.split,
             headers=self.headers,
             refs=self.refs,
             filters=self.filters,
+            heading_guard=self.heading_guard,
             dense=embed.DEFAULT_MODEL if self.dense else None,
             late=self.late,
             rerank=self.reranker,
@@ -124,11 +142,13 @@ class Settings:
             "chunker": list(self.chunkers),
             "mode": list(self.modes),
             "size": [str(self.size)],
-            "budget": [str(self.budget)],
+            "budget": [ADAPTIVE if self.adaptive else str(self.budget)],
             "split": [self.split],
             "headers": [str(self.headers).lower()],
             "refs": [self.refs],
             "filters": [str(self.filters).lower()],
+            "heading_guard": [str(self.heading_guard).lower()],
+            ADAPTIVE_KEY: [str(self.adaptive).lower()],
             "dense": [str(self.dense).lower()],
             "late": [str(self.late).lower()],
             "rerank": [str(self.rerank).lower()],
@@ -145,12 +165,15 @@ class Settings:
         return {
             key: values
             for key, values in self.params().items()
-            if values and (key == "question" or values != default[key])
+            if values
+            and key != ADAPTIVE_KEY  # budget=adaptive says it
+            and (key == "question" or values != default[key])
         }
 
 
 def sidebar() -> Settings:
     """Draw the shared sidebar (once per run, from the entry point) and return its settings."""
+    _read_adaptive_budget()
     fixes = links.enforce(NUMBERS, MULTI)
     first_run = NOTICES_KEY not in st.session_state
     old_refs = read_old_refs() if first_run else []
@@ -199,6 +222,12 @@ def sidebar() -> Settings:
             key="budget",
             bind=BIND,
         )
+        adaptive = st.toggle(
+            "Adaptive budget",
+            key=ADAPTIVE_KEY,
+            bind=BIND,
+            help=ADAPTIVE_HELP,
+        )
         headers = st.toggle(
             "Heading-path prefixes",
             value=LabConfig.headers,
@@ -221,6 +250,13 @@ def sidebar() -> Settings:
             bind=BIND,
             help=FILTERS_HELP,
         )
+        heading_guard = st.toggle(
+            "Heading guard",
+            value=LabConfig.heading_guard,
+            key="heading_guard",
+            bind=BIND,
+            help=GUARD_HELP,
+        )
         choice = dense.group()
         notes = st.container()
         st.caption(cluster.where())
@@ -238,10 +274,12 @@ def sidebar() -> Settings:
         modes=tuple(m for m in mode_options(choice.on) if m in (modes or ())) or LEXICAL_MODES,
         size=int(size),
         budget=int(budget),
+        adaptive=adaptive,
         split=split,
         headers=headers,
         refs=refs,
         filters=filters,
+        heading_guard=heading_guard,
         dense=choice.on,
         late=choice.late,
         rerank=choice.rerank,
@@ -264,6 +302,17 @@ def sidebar() -> Settings:
         )
     st.session_state[SETTINGS_KEY] = settings
     return settings
+
+
+def _read_adaptive_budget() -> None:
+    """A link saying ``budget=adaptive`` (the share link's form) switches the adaptive toggle on;
+    the budget slider keeps its default."""
+    if NOTICES_KEY in st.session_state:
+        return
+    given = st.query_params.get_all("budget")
+    if given and given[-1].strip().lower() == ADAPTIVE:
+        del st.query_params["budget"]
+        st.session_state[ADAPTIVE_KEY] = True
 
 
 def _without_failing(settings: Settings, corpus: Corpus | None, notes) -> Settings:
@@ -456,3 +505,10 @@ def share_link(settings: Settings, url_path: str) -> str:
     """The full URL of the current view: page, settings and page-level choices."""
     base = links.page_url(st.context.url, st.get_option("server.baseUrlPath"), url_path)
     return links.with_query(base, settings.link_params() | st.session_state.get(LINK_KEY, {}))
+
+
+def budget_note(settings: Settings) -> str:
+    """The budget for a page's caption: "budget = 120 words", or the adaptive budget's range."""
+    if settings.adaptive:
+        return f"budget adaptive ({min(DEFAULT_BUDGETS)}-{max(DEFAULT_BUDGETS)} words per question)"
+    return f"budget = {settings.budget} words"

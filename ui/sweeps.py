@@ -65,6 +65,7 @@ def sweep_data(frame: pd.DataFrame, modes: Sequence[str]) -> pd.DataFrame:
     """Sweep rows of ``modes`` in long form (one row per measure) for :func:`sweep_lines`: each
     with its line's name ("flat · complete") and its Wilson 95% interval."""
     data = frame[frame["mode"].isin(modes)].assign(
+        adaptive=frame.get("adaptive", False),
         fit=lambda f: f["fits"].map({True: "", False: NO_FIT}),
         too_long=lambda f: f["over_budget_chunks"].astype(str) + " of " + f["chunks"].astype(str),
     )
@@ -78,7 +79,17 @@ def sweep_data(frame: pd.DataFrame, modes: Sequence[str]) -> pd.DataFrame:
         )
         for measure in MEASURES
     ]
-    columns = ["chunker", "mode", "size", "budget", "fit", "too_long", "measure", "recall"]
+    columns = [
+        "chunker",
+        "mode",
+        "size",
+        "budget",
+        "adaptive",
+        "fit",
+        "too_long",
+        "measure",
+        "recall",
+    ]
     return pd.concat(parts, ignore_index=True)[[*columns, "low", "high", "line"]]
 
 
@@ -113,7 +124,8 @@ def sweep_panel(
     complete recall solid with its Wilson 95% interval shaded, partial dashed (the key is
     :func:`key_html`). Lines of later modes are drawn thinner on top of earlier ones, so equal
     lines show as a thin line inside a wide one. A red cross marks a point where no chunk fits
-    the budget. ``trained_on_scored``: the chunker learned from questions it is scored on,
+    the budget; a diamond, the adaptive budget at its mean budget (rows with ``adaptive``).
+    ``trained_on_scored``: the chunker learned from questions it is scored on,
     said under its name. Data: :func:`sweep_data` of this chunker as ``rows``."""
     scales = _line_scales(modes)
     mode_colors = [MODE_COLORS.get(m, "#495057") for m in modes]
@@ -138,7 +150,8 @@ def sweep_panel(
         alt.Tooltip("too_long:N", title="chunks over budget"),
         alt.Tooltip("fit:N", title="note"),
     ]
-    complete = alt.datum.measure == "complete"
+    fixed = ~alt.datum.adaptive
+    complete = (alt.datum.measure == "complete") & fixed
     band = (
         alt.Chart()
         .transform_filter(complete)
@@ -154,6 +167,7 @@ def sweep_panel(
     )
     lines = (
         alt.Chart()
+        .transform_filter(fixed)
         .mark_line(opacity=0.9)
         .encode(
             x=axis_x,
@@ -189,7 +203,23 @@ def sweep_panel(
         .mark_point(shape="cross", size=140, filled=True, strokeWidth=0, color="#c92a2a")
         .encode(x=axis_x, y=axis_y, tooltip=tooltip)
     )
-    return alt.layer(band, lines, points, crosses, data=alt.Data(name="rows")).properties(
+    adaptive = (
+        alt.Chart()
+        .transform_filter(alt.datum.adaptive & (alt.datum.measure == "complete"))
+        .mark_point(shape="diamond", size=150, filled=True, stroke="#212529", strokeWidth=1)
+        .encode(
+            x=axis_x,
+            y=axis_y,
+            color=alt.Color("line:N", scale=scales["color"], legend=None),
+            tooltip=[*tooltip[:6], alt.Tooltip("budget:Q", title="mean adaptive budget")],
+        )
+    )
+    layers = (
+        (band, lines, points, crosses, adaptive)
+        if x == "budget"
+        else (band, lines, points, crosses)
+    )
+    return alt.layer(*layers, data=alt.Data(name="rows")).properties(
         autosize=FIXED,
         width=PANEL_WIDTH,
         height=PANEL_HEIGHT,

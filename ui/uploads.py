@@ -10,6 +10,7 @@ files and manifest, so a link reopens it (:func:`restore` puts them back).
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
@@ -23,9 +24,11 @@ from lab import (
     Corpus,
     CorpusError,
     Source,
+    binary_format,
     build_collection,
     build_corpus,
     decode_text,
+    read_binary,
 )
 
 from . import store
@@ -71,6 +74,9 @@ def take_files(put_questions: Callable[[str], None]) -> None:
     errors = st.session_state[ERRORS] = []
     kept = files()
     for file in st.session_state.get(UPLOADER) or []:
+        if binary_format(file.name, file.getvalue()) is not None:
+            _take_binary(file, kept, errors)
+            continue
         try:
             text = decode_text(file.getvalue(), f"The file {file.name!r}")
         except CorpusError as exc:
@@ -92,6 +98,32 @@ def take_files(put_questions: Callable[[str], None]) -> None:
             errors.append(f"The file {file.name!r} was not kept: at most {MAX_FILES} documents.")
             continue
         kept[file.name] = text
+
+
+# A PDF or DOCX is kept as its bytes in base64 behind this mark (the kept files are text, saved
+# with a corpus as JSON); :func:`source_data` turns it back into bytes for the engine.
+BINARY_MARK = "\x00base64:"
+
+
+def _take_binary(file, kept: dict[str, str], errors: list[str]) -> None:
+    """Keep a PDF or DOCX upload when the engine can read it; else say why not."""
+    data = file.getvalue()
+    try:
+        read_binary(data, file.name, binary_format(file.name, data))
+    except CorpusError as exc:
+        errors.append(str(exc))
+        return
+    if file.name not in kept and len(kept) >= MAX_FILES:
+        errors.append(f"The file {file.name!r} was not kept: at most {MAX_FILES} documents.")
+        return
+    kept[file.name] = BINARY_MARK + base64.b64encode(data).decode("ascii")
+
+
+def source_data(kept: str) -> str | bytes:
+    """What the engine reads of a kept file: its text, or a PDF's or DOCX's bytes."""
+    if kept.startswith(BINARY_MARK):
+        return base64.b64decode(kept[len(BINARY_MARK) :])
+    return kept
 
 
 def _is_manifest(text: str) -> bool:
@@ -132,7 +164,10 @@ def clear() -> None:
 
 
 def kept_table() -> pd.DataFrame:
-    rows = [{"file": name, "characters": len(text)} for name, text in files().items()]
+    rows = [
+        {"file": name, "characters": len(text) if not text.startswith(BINARY_MARK) else None}
+        for name, text in files().items()
+    ]
     if manifest() is not None:
         name, text = manifest()
         rows.append({"file": f"{name} (manifest)", "characters": len(text)})
@@ -146,14 +181,15 @@ def build(inputs: store.Inputs) -> Corpus:
     types, metadata, policy and questions (the QE JSON, when given, replaces its questions),
     or, without a manifest, in name order, each with its type inferred. Documents a manifest
     does not list follow in name order."""
-    documents = [Source(name, text) for name, text in sorted(inputs.documents.items())]
+    documents = [Source(name, source_data(text)) for name, text in sorted(inputs.documents.items())]
     if inputs.manifest is None:
         return build_corpus(documents, inputs.qe)
     where, text = inputs.manifest
     by_name = dict(inputs.documents)
 
-    def fetch(path: str) -> str | None:
-        return by_name.get(path, by_name.get(PurePosixPath(path).name))
+    def fetch(path: str) -> str | bytes | None:
+        kept = by_name.get(path, by_name.get(PurePosixPath(path).name))
+        return None if kept is None else source_data(kept)
 
     listed_names = {PurePosixPath(path).name for path in _paths(text)}
     extra = [d for d in documents if PurePosixPath(d.name).name not in listed_names]
@@ -176,7 +212,8 @@ def draw(put_questions: Callable[[str], None]) -> None:
     """Several documents (and a manifest) at once: the uploader, what is kept, and why a file
     was refused."""
     st.file_uploader(
-        "Upload several documents (markdown, plain text or HTML, with or without an extension) "
+        "Upload several documents (markdown, plain text, reStructuredText, HTML, PDF or DOCX, "
+        "with or without an extension) "
         "and, if you have one, a collection.json manifest naming their types, metadata and "
         "chunking policy",
         type=None,  # any name: a file that is not text is refused with its reason

@@ -9,7 +9,6 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from ..gc_pause import gc_paused
 from ..parse import Document, fast_constructor
 from . import (  # noqa: F401  (register the chunkers)
     adapters,
@@ -17,6 +16,7 @@ from . import (  # noqa: F401  (register the chunkers)
     parent_child,
     qes_dp,
     qes_greedy,
+    qes_retrieval,
     recursive,
     semantic,
     structure,
@@ -38,9 +38,11 @@ from .base import (
     fitted_plan,
     reference_placement,
 )
+from .guard import GUARDED
 
 __all__ = [
     "CHUNKERS",
+    "GUARDED",
     "REFERENCE_PLACEMENTS",
     "Chunk",
     "ChunkerSpec",
@@ -196,7 +198,6 @@ def plan_document(spec: ChunkerSpec, doc: Document, params: Params) -> Plan:
     return token_sized_plan(spec, doc, params)
 
 
-@gc_paused()
 def chunk_document(
     doc: Document,
     doc_index: int,
@@ -212,6 +213,7 @@ def chunk_document(
     embedder=None,
     doc_type: str = "other",
     policy=None,
+    heading_guard: bool = False,
     tokenizer=None,
 ) -> tuple[list[Chunk], Plan]:
     """Chunk one document with a registered chunker and build each chunk's delivered text.
@@ -222,10 +224,22 @@ def chunk_document(
     "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
     or "off"; ``resolve_refs`` is the older on/off switch (see ``reference_placement``).
     ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
-    chooses by. With a ``tokenizer`` (``lab.tokens.Tokenizer``), ``size`` and ``overlap``
-    count its tokens (:func:`plan_document`)."""
+    chooses by; ``heading_guard`` keeps the guarded chunkers (:data:`~lab.chunkers.guard.GUARDED`)
+    from cutting between a heading and its first unit. With a ``tokenizer``
+    (``lab.tokens.Tokenizer``), ``size`` and ``overlap`` count its tokens
+    (:func:`plan_document`)."""
     refs = reference_placement(refs, resolve_refs)
-    params = Params(size, overlap, training, refs != "off", embedder, doc_type, policy, tokenizer)
+    params = Params(
+        size,
+        overlap,
+        training,
+        refs != "off",
+        embedder,
+        doc_type,
+        policy,
+        heading_guard,
+        tokenizer=tokenizer,
+    )
     plan = plan_document(CHUNKERS[chunker], doc, params)
     text = doc.text
     provisions = doc.provisions

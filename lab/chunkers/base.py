@@ -82,9 +82,11 @@ class Chunk:
 @dataclass(frozen=True, slots=True)
 class Training:
     """Training evidence of one document: per question, the unit ranges ``(first, last)`` of its
-    evidence spans."""
+    evidence spans, and (``queries``, when given) the question's tokens, for the chunkers that
+    model retrieval."""
 
     questions: tuple[tuple[tuple[int, int], ...], ...] = ()
+    queries: tuple[tuple[str, ...], ...] = ()
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
@@ -105,7 +107,8 @@ class Training:
             tuple(
                 tuple((first_piece[a], first_piece[b + 1] - 1) for a, b in q)
                 for q in self.questions
-            )
+            ),
+            self.queries,
         )
 
 
@@ -114,7 +117,8 @@ class Params:
     """What every chunker is given: the size limit ``L`` in characters, the window overlap, the
     training evidence, whether references are resolved, an embedder (dense chunkers only), and
     the document's type with the collection's policy (``lab.collection.Policy``: the by-type
-    chunker)."""
+    chunker), and whether the heading guard is on (:mod:`lab.chunkers.guard`: the chunkers it
+    names never cut between a heading and its first unit)."""
 
     size: int
     overlap: int = 50
@@ -123,6 +127,7 @@ class Params:
     embedder: object | None = None
     doc_type: str = "other"
     policy: object | None = None
+    heading_guard: bool = False
     tokenizer: object | None = None  # lab.tokens.Tokenizer: size and overlap count its tokens
 
     @property

@@ -8,10 +8,12 @@ and ``best[i] = max_{j < i, span(j, i) <= L} best[j] + u(j, i)``, in exact arith
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from fractions import Fraction
 
 from ..parse import Document
 from .base import Params, Plan, Training, register, unit_span
+from .guard import allowed_cuts
 
 MU = 0.05
 
@@ -29,7 +31,11 @@ def items_by_first(training: Training, n: int) -> list[list[int]]:
 
 
 def segment(
-    doc: Document, size: int, training: Training, mu: float = MU
+    doc: Document,
+    size: int,
+    training: Training,
+    mu: float = MU,
+    allowed: Sequence[bool] | None = None,
 ) -> tuple[list[tuple[int, int]], float]:
     """Optimal unit segmentation ``[(j, i), ...]`` and its objective value.
 
@@ -37,7 +43,8 @@ def segment(
     1/20) and every value is an integer multiple of its denominator, so equal objectives are
     equal and no float rounding picks between them. Ties go to the later cut: among optimal
     segmentations, the one whose last chunk starts latest, then the same for the chunks before
-    it."""
+    it. ``allowed`` (:func:`~lab.chunkers.guard.allowed_cuts`), when given, names the boundaries
+    a chunk may start or end at: the heading guard."""
     units = doc.units
     n = len(units)
     if n == 0:
@@ -48,6 +55,8 @@ def segment(
     best: list[int | None] = [0] + [None] * n
     arg = [0] * (n + 1)
     for i in range(1, n + 1):
+        if allowed is not None and not allowed[i]:
+            continue
         end = units[i - 1].end
         inside = 0
         for j in range(i - 1, -1, -1):
@@ -55,6 +64,8 @@ def segment(
                 break
             if buckets[j]:
                 inside += bisect_left(buckets[j], i)
+            if best[j] is None:  # a boundary the guard forbids
+                continue
             value = best[j] + scale * inside - cost
             if best[i] is None or value > best[i]:  # strict: the first (latest) j keeps a tie
                 best[i], arg[i] = value, j
@@ -75,5 +86,6 @@ def segment(
     supervised=True,
 )
 def qes_dp(doc: Document, p: Params) -> Plan:
-    runs, objective = segment(doc, p.size, p.training)
+    allowed = allowed_cuts(doc, p.size) if p.heading_guard else None
+    runs, objective = segment(doc, p.size, p.training, allowed=allowed)
     return Plan(tuple(unit_span(doc, a, b) for a, b in runs), objective=round(objective, 6))

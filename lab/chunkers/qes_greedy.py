@@ -14,6 +14,7 @@ import numpy as np
 
 from ..parse import Document
 from .base import Params, Plan, Training, pack_units, register, unit_span
+from .guard import allowed_cuts, pack_guarded
 
 ALPHA = 0.02
 INDEX_BUDGET = 1.35
@@ -23,7 +24,14 @@ MIN_FRACTION = 0.5
 class Coverage:
     """Candidate windows and what choosing them has covered so far."""
 
-    def __init__(self, doc: Document, size: int, training: Training, alpha: float = ALPHA):
+    def __init__(
+        self,
+        doc: Document,
+        size: int,
+        training: Training,
+        alpha: float = ALPHA,
+        allowed: list[bool] | None = None,
+    ):
         starts = np.asarray(doc.unit_starts, dtype=np.int64)
         ends = np.asarray(doc.unit_ends, dtype=np.int64)
         n = len(starts)
@@ -35,6 +43,10 @@ class Coverage:
         counts = np.maximum(high - low, 0)
         first = np.repeat(np.arange(n), counts)
         last = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts - low, counts)
+        if allowed is not None:  # the heading guard: windows start and end where cuts may fall
+            ok = np.asarray(allowed, dtype=bool)
+            keep = ok[first] & ok[last + 1]
+            first, last = first[keep], last[keep]
         self.first, self.stop = first, last + 1
         self.costs = ends[last] - starts[first]
         self.candidates: list[tuple[int, int, int]] = list(
@@ -142,11 +154,15 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
     return chosen
 
 
-def select_windows(doc: Document, size: int, training: Training) -> list[tuple[int, int]]:
-    """Chosen windows plus gap runs, as unit ranges in document order."""
+def select_windows(
+    doc: Document, size: int, training: Training, heading_guard: bool = False
+) -> list[tuple[int, int]]:
+    """Chosen windows plus gap runs, as unit ranges in document order; with ``heading_guard``,
+    no window or gap run starts or ends between a heading and its first unit."""
     if not doc.units:
         return []
-    cov = Coverage(doc, size, training)
+    allowed = allowed_cuts(doc, size) if heading_guard else None
+    cov = Coverage(doc, size, training, allowed=allowed)
     budget = INDEX_BUDGET * len(doc.text)
     chosen = greedy_lazy(cov, budget)
     runs = [cov.candidates[c][:2] for c in chosen]
@@ -159,7 +175,11 @@ def select_windows(doc: Document, size: int, training: Training) -> list[tuple[i
         j = i
         while i < n and not cov.unit_covered[i]:
             i += 1
-        runs.extend(pack_units(doc, j, i, size))
+        runs.extend(
+            pack_units(doc, j, i, size)
+            if allowed is None
+            else pack_guarded(doc, j, i, size, allowed)
+        )
     return sorted(runs)
 
 
@@ -172,4 +192,9 @@ def select_windows(doc: Document, size: int, training: Training) -> list[tuple[i
     supervised=True,
 )
 def qes_greedy(doc: Document, p: Params) -> Plan:
-    return Plan(tuple(unit_span(doc, a, b) for a, b in select_windows(doc, p.size, p.training)))
+    return Plan(
+        tuple(
+            unit_span(doc, a, b)
+            for a, b in select_windows(doc, p.size, p.training, p.heading_guard)
+        )
+    )

@@ -1,4 +1,5 @@
-"""The command line: ``python -m lab run | sweep | compare | bench | import | generate``.
+"""The command line: ``python -m lab run | sweep | compare | bench | import | generate |
+outline``.
 
 User errors (missing or unreadable files, invalid JSON, unknown chunkers or settings, bad sizes,
 an embedding model or reranker that cannot be loaded) print one line ``error: ...`` to stderr and
@@ -23,10 +24,10 @@ from collections.abc import Sequence
 from ..cluster import ClusterError, DistributedUnavailable, SchedulerUnreachable
 from ..embed import DenseUnavailable
 from ..problems import CorpusError
-from . import bench, compare, generate, importing, runs
+from . import bench, compare, generate, importing, outline, runs
 from .common import Parser, register_pipelines, say
 
-COMMANDS = (runs, compare, bench, importing, generate)
+COMMANDS = (runs, compare, bench, importing, generate, outline)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,8 +26,10 @@ from .. import (
     training_warning,
     untrained_chunkers,
 )
+from ..adaptive import ADAPTIVE
 from ..chunkers import chunker_status
 from ..embed import DEFAULT_MODEL, DenseUnavailable
+from ..formats import PARSERS
 from ..plugins import CONFIG_ENV, config_path, load_config, load_plugin
 from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
 from ..run import embedder_for, reranker_for
@@ -133,15 +135,26 @@ def positive_int(value: str) -> int:
     return number
 
 
+def add_parser_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--parser",
+        choices=PARSERS,
+        default=None,
+        help="how formats with several readings are read: HTML's main content (main, the "
+        "default) or the whole page (page)",
+    )
+
+
 def add_experiment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--doc",
         action="append",
         type=Path,
         metavar="PATH",
-        help="document (markdown, text or HTML, UTF-8); repeat for several "
+        help="document (markdown, text, reStructuredText or HTML, UTF-8); repeat for several "
         "(default: the bundled handbook)",
     )
+    add_parser_option(p)
     p.add_argument(
         "--collection",
         type=Path,
@@ -196,10 +209,12 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--budget",
-        type=int,
+        type=budget_value,
         default=DEFAULTS.budget,
-        metavar="N",
-        help=f"context budget in words (default {DEFAULTS.budget})",
+        metavar="N|adaptive",
+        help=f"context budget in words (default {DEFAULTS.budget}), or adaptive: a budget per "
+        f"question, one of {', '.join(map(str, DEFAULTS.adaptive_budgets))} (a sweep: one of "
+        "--budgets), fitted on the train questions",
     )
     p.add_argument(
         "--overlap",
@@ -223,6 +238,12 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--no-refs", dest="refs", action="store_const", const="off", help="the same as --refs off"
+    )
+    p.add_argument(
+        "--heading-guard",
+        action="store_true",
+        help="qes-dp, qes-greedy and qes-retrieval never cut between a heading and its first "
+        "unit (unless the two together are longer than --size)",
     )
     p.add_argument(
         "--no-filters",
@@ -267,6 +288,18 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", type=Path, metavar="FILE", help="write the output here, not stdout")
 
 
+def budget_value(text: str) -> int | str:
+    """``--budget``: a whole number of words, or "adaptive"."""
+    if text.strip().lower() == ADAPTIVE:
+        return ADAPTIVE
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of words or {ADAPTIVE}, got {text!r}"
+        ) from None
+
+
 def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> LabConfig:
     """The experiment the options describe; a ``ValueError`` names a flag whose value is out of
     range."""
@@ -302,6 +335,7 @@ def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> La
         headers=args.headers,
         refs=args.refs,
         filters=args.filters,
+        heading_guard=args.heading_guard,
         overlap=args.overlap,
         dense=args.dense,
         late=args.late,
@@ -340,11 +374,13 @@ def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:
             )
         if args.type:
             raise ValueError("--type goes with --doc; a manifest gives each document its type")
-        return load_collection(args.collection, args.qe), args.qe or args.collection
+        corpus = load_collection(args.collection, args.qe, args.parser)
+        return corpus, args.qe or args.collection
     if args.doc is None:
         if args.type:
             raise ValueError("--type names the type of a --doc document; give --doc too")
-        return load_corpus([DEFAULT_DOC], args.qe or DEFAULT_QE), args.qe or DEFAULT_QE
+        corpus = load_corpus([DEFAULT_DOC], args.qe or DEFAULT_QE, parser=args.parser)
+        return corpus, args.qe or DEFAULT_QE
     if args.qe is None:
         raise ValueError(
             "--qe PATH is required with --doc: the bundled questions belong to the bundled handbook"
@@ -354,7 +390,7 @@ def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:
         raise ValueError(
             f"two --doc files share a name ({', '.join(stems)}); documents are named by file stem"
         )
-    return load_corpus(list(args.doc), args.qe, dict(args.type)), args.qe
+    return load_corpus(list(args.doc), args.qe, dict(args.type), args.parser), args.qe
 
 
 def load_corpus_of(args: argparse.Namespace) -> Corpus:
@@ -395,7 +431,7 @@ def warn_parents(corpus: Corpus, config: LabConfig, cache: LabCache) -> None:
     if PARENT_CHILD not in config.chunkers:
         return
     index = cache.index(corpus, config, PARENT_CHILD)
-    warning = parents_over_budget(index.chunks, config.size, config.budget)
+    warning = parents_over_budget(index.chunks, config.size, config.words)
     if warning:
         say("warning", warning)
 

@@ -14,6 +14,7 @@ from ..cluster import DistributedUnavailable, connected, distributed_status, loc
 from ..run import DEFAULT_BUDGETS, DEFAULT_SIZES
 from ..training import MARK
 from .common import (
+    DEFAULTS,
     add_experiment_options,
     emit,
     experiment_config,
@@ -159,6 +160,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         text = result.frame().to_csv(index=False)
     else:
-        text = sweep_table(result, corpus, args.size, args.budget)
+        at = config.budget if not config.adaptive else DEFAULTS.budget  # the fixed slice shown
+        text = sweep_table(result, corpus, args.size, at)
     emit(text, args.output)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .. import (
     Comparison,
@@ -79,14 +80,23 @@ def documents_table(corpus: Corpus, config: LabConfig) -> str:
     return "\n".join([f"Documents ({corpus.name})", columns, *notes])
 
 
+def budget_text(c: LabConfig) -> str:
+    """The budget in words: "budget 120 words", or the adaptive budget's candidates."""
+    unit = f"{c.tokenizer} tokens" if c.tokenizer else "words"
+    if c.adaptive:
+        return f"budget adaptive (per question, {min(c.adaptive_budgets)}-{c.words} {unit})"
+    return f"budget {c.budget} {unit}"
+
+
 def settings_note(c: LabConfig, dense: bool = True) -> str:
     """Size, budget, heading prefixes, reference placement, metadata filters when off, and
     dense options (unless ``dense`` is False: a side of a comparison that does not use them),
     in words."""
-    size, budget = (f"{c.tokenizer} tokens",) * 2 if c.tokenizer else ("chars", "words")
+    size = f"{c.tokenizer} tokens" if c.tokenizer else "chars"
     return (
-        f"size {c.size} {size}, budget {c.budget} {budget}, headers {on_off(c.headers)}, "
+        f"size {c.size} {size}, {budget_text(c)}, headers {on_off(c.headers)}, "
         f"references {c.refs}{'' if c.filters else ', metadata filters off'}"
+        + (", heading guard on" if c.heading_guard else "")
         + (dense_note(c) if dense else "")
     )
 
@@ -185,7 +195,7 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
     )
     index_title = (
         f"Index statistics (max delivered: prefix, body and delivered references; over "
-        f"budget: longer than {c.budget} words; long units: sentences longer than L, split)"
+        f"budget: longer than {c.words} words; long units: sentences longer than L, split)"
     )
     top = leaders(result)
     best = f"Best complete recall {top.summary()}.\n" if top and len(result.runs) > 1 else ""
@@ -213,6 +223,9 @@ def _pivot(result: SweepResult, axis: str, fixed: str, at: int, n: int) -> str:
 
 def sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) -> str:
     c = result.config
+    adaptive_rows = [r for r in result.rows if r.get("adaptive")]
+    if adaptive_rows:
+        result = replace(result, rows=tuple(r for r in result.rows if not r.get("adaptive")))
     sizes = sorted({r["size"] for r in result.rows})
     budgets = sorted({r["budget"] for r in result.rows})
     at_size, at_budget = _nearest(sizes, size), _nearest(budgets, budget)
@@ -224,7 +237,24 @@ def sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) -> 
         "cells are complete (partial) recall\n\n"
         f"By budget (words) at size {at_size} chars\n{by_budget}\n\n"
         f"By size (chars) at budget {at_budget} words\n{by_size}\n"
+        + (adaptive_table(adaptive_rows, at_size, n) if adaptive_rows else "")
     )
+
+
+def adaptive_table(points: list[dict], size: int, n: int) -> str:
+    """The adaptive budget's points at ``size``: recall against the words it sent."""
+    rows = [
+        (
+            f"{r['chunker']} {r['mode']}",
+            f"{r['budget']:.1f}",
+            f"{r['mean_context_words']:.1f}",
+            f"{pct(r['complete'], n)} ({pct(r['partial'], n)})",
+        )
+        for r in points
+        if r["size"] == size
+    ]
+    head = ("configuration", "mean budget", "mean words sent", "complete (partial)")
+    return f"\nAdaptive budget at size {size} chars\n{table(head, rows, 1)}\n"
 
 
 def compare_table(c: Comparison, corpus: Corpus) -> str:

@@ -23,6 +23,7 @@ from ..corpus import build_corpus
 from ..decode import decode_text
 from ..problems import CorpusError
 from . import chroma, lists, ragas, squad
+from .archive import is_archive, unpack
 from .base import Imported, train_share
 from .writer import collection_files, write_collection
 
@@ -36,6 +37,7 @@ __all__ = [
     "checked",
     "collection_files",
     "import_dataset",
+    "open_files",
     "read_files",
     "recognise",
     "train_share",
@@ -44,11 +46,12 @@ __all__ = [
 
 
 def read_files(source: str | Path) -> dict[str, bytes]:
-    """The files of a dataset: one file by its name, or every file under a folder by its path
-    relative to the folder. A ``CorpusError`` when there is no such file or it is too large."""
+    """The files of a dataset: one file by its name, every file under a folder by its path
+    relative to the folder, or every file in an archive (``.zip``, ``.tar.xz``, ...) by its
+    path inside it. A ``CorpusError`` when there is no such file or it is too large."""
     path = Path(source)
     if path.is_file():
-        return {path.name: path.read_bytes()}
+        return open_files({path.name: path.read_bytes()})
     if not path.is_dir():
         raise CorpusError(f"No such file or folder: {path}")
     files, total = {}, 0
@@ -65,6 +68,19 @@ def read_files(source: str | Path) -> dict[str, bytes]:
     if not files:
         raise CorpusError(f"{path} is an empty folder")
     return files
+
+
+def open_files(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """``files`` with every archive among them replaced by the files it holds (an upload of
+    one archive reads as the folder it packs)."""
+    out: dict[str, bytes] = {}
+    for name, data in files.items():
+        if not is_archive(name):
+            out[name] = data
+            continue
+        room = MAX_BYTES - sum(len(d) for d in out.values())
+        out |= unpack(name, data, MAX_FILES - len(out), room)
+    return out
 
 
 def recognise(files: Mapping[str, bytes]) -> str | None:

@@ -14,11 +14,12 @@ element never closed), so the user knows the text may not read as they meant.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
-from .parse import Document, UnitBuilder
+from ..parse import Document, UnitBuilder
+from .blocks import Block, build
 
 if TYPE_CHECKING:
     from bs4 import Tag
@@ -39,7 +40,6 @@ LAYOUT_SIGNS = frozenset(
     "table h1 h2 h3 h4 h5 h6 ul ol dl pre blockquote form section article".split()
 )
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
-CELL_SEPARATOR = " | "
 
 # Elements that may legally be left open (their end tag is optional), and void elements.
 OPTIONAL_END = frozenset(
@@ -52,15 +52,17 @@ VOID = frozenset(
 )
 MAX_PROBLEMS = 3
 
-
-@dataclass
-class _Block:
-    kind: str  # "heading" | "para" | "item" | "code" | "table"
-    text: str = ""
-    level: int = 0  # heading level
-    marker: str = ""  # list marker, e.g. "- " or "3. "
-    rows: list[tuple[list[str], bool]] = field(default_factory=list)  # table: (cells, header?)
-    first: bool = False  # the first item of its list: a blank line separates it from the last
+# The page around the main content: navigation, banners, asides (``header`` and ``footer`` of an
+# article or section are its own and stay), by element, role, or class and id.
+CHROME = frozenset("nav header footer aside".split())
+CHROME_ROLES = frozenset("navigation banner contentinfo complementary search".split())
+CONTENT = ("article", "section", "main")
+_CHROME_MARKS = re.compile(
+    r"\b(?:toc|table-of-contents|tableofcontents|sidebar|sphinxsidebar\w*|related|breadcrumbs?"
+    r"|headerlink|skip-?link|navbar|nav|navheader|navfooter|menu|site-header|site-footer|copy-?button|copybtn)\b"
+)
+PERMALINK_MARKS = frozenset("# \u00b6 \u00a7 \U0001f517 \u2693".split())
+PARSERS = ("main", "page")
 
 
 def _words(text: str) -> str:
@@ -68,48 +70,80 @@ def _words(text: str) -> str:
 
 
 class _Walker:
-    """Turns a parsed HTML tree into content blocks in reading order."""
+    """Turns a parsed HTML tree into content blocks in reading order, without recursion (a
+    document nested thousands of elements deep reads like any other). With ``main``, only the
+    main content: the ``main`` element (or ``role=main``) when there is one, and never
+    navigation, headers and footers outside an article, asides, tables of contents or
+    permalink marks."""
 
-    def __init__(self) -> None:
+    def __init__(self, main: bool = True) -> None:
         # BeautifulSoup is imported with the first HTML document, not with the lab.
         import bs4
 
-        self.blocks: list[_Block] = []
+        self.main = main
+        self.blocks: list[Block] = []
         self.inline: list[str] = []
         self.skipped = (bs4.Comment, bs4.Declaration, bs4.Doctype, bs4.ProcessingInstruction)
         self.string, self.tag = bs4.NavigableString, bs4.Tag
+        self.pending: tuple[str, bool] | None = None  # an open list item's marker, first?
+        self.numbers: dict[int, int] = {}  # the next number of each open ordered list
+
+    def add(self, block: Block) -> None:
+        self.pending = None
+        self.blocks.append(block)
 
     def flush(self) -> None:
         text = _words("".join(self.inline))
         self.inline = []
-        if text:
-            self.blocks.append(_Block("para", text))
-
-    def walk(self, node: Tag) -> None:
-        for child in node.children:
-            if isinstance(child, self.skipped):
-                continue
-            if isinstance(child, self.string):
-                self.inline.append(str(child))
-                continue
-            if not isinstance(child, self.tag):
-                continue
-            self.element(child)
-
-    def element(self, tag: Tag) -> None:
-        name = tag.name
-        if name in DROPPED:
+        if not text:
             return
+        if self.pending is not None:
+            marker, first = self.pending
+            self.add(Block("item", text, marker=marker, first=first))
+        else:
+            self.add(Block("para", text))
+
+    def walk(self, root: Tag) -> None:
+        """Read ``root``'s children: an explicit stack of nodes to enter, and of ``None`` marks
+        where a block element ends (the text gathered so far is then flushed)."""
+        stack: list = list(reversed(list(root.children)))
+        while stack:
+            node = stack.pop()
+            if node is None:
+                self.flush()
+            elif isinstance(node, self.skipped):
+                continue
+            elif isinstance(node, self.string):
+                self.inline.append(str(node))
+            elif isinstance(node, self.tag) and not self.dropped(node):
+                children = self.element(node)
+                if children is not None:
+                    stack.extend(reversed(children))
+
+    def dropped(self, tag: Tag) -> bool:
+        if tag.name in DROPPED:
+            return True
+        if not self.main:
+            return False
+        if tag.name in CHROME or tag.get("role") in CHROME_ROLES:
+            return tag.name not in ("header", "footer") or tag.find_parent(CONTENT) is None
+        marks = " ".join([*tag.get("class", ()), str(tag.get("id", ""))]).lower()
+        return bool(marks) and _CHROME_MARKS.search(marks) is not None
+
+    def element(self, tag: Tag) -> list | None:
+        """Handle ``tag``; the nodes to read after it (its children, then an end mark for a
+        block), or None when it is read whole."""
+        name = tag.name
         if name == "br":
             self.inline.append(" ")
-        elif name in HEADINGS:
+        elif name in HEADINGS and not (self.main and _is_byline(tag)):
             self.flush()
-            text = _words(tag.get_text(" "))
+            text = _heading_text(tag, self.main)
             if text:
-                self.blocks.append(_Block("heading", text, level=HEADINGS[name]))
-        elif name in LISTS:
+                self.add(Block("heading", text, level=HEADINGS[name]))
+        elif name in HEADINGS:  # an author's name set as a heading: a line of text
             self.flush()
-            self.list(tag)
+            return [*tag.children, None]
         elif name == "table" and not _lays_out_page(tag):
             self.flush()
             self.table(tag)
@@ -117,35 +151,27 @@ class _Walker:
             self.flush()
             code = tag.get_text().strip("\n")
             if code.strip():
-                self.blocks.append(_Block("code", code))
-        elif name in BLOCKS or name in TABLE_PARTS or name == "li":
+                self.add(Block("code", code))
+        elif name == "li":
             self.flush()
-            self.walk(tag)
+            parent = tag.parent
+            if parent is not None and parent.name in LISTS:
+                first = id(parent) not in self.numbers
+                number = self.numbers.setdefault(id(parent), _int(parent.get("start"), 1))
+                self.numbers[id(parent)] = number + 1
+                self.pending = (f"{number}. " if parent.name == "ol" else "- ", first)
+            return [*tag.children, None]
+        elif name in LISTS or name in BLOCKS or name in TABLE_PARTS:
             self.flush()
+            return [*tag.children, None]
         else:
-            self.walk(tag)
-
-    def list(self, tag: Tag) -> None:
-        """Each item's leading text becomes a list item with its marker; blocks nested in an
-        item (paragraphs, lists, tables) follow it."""
-        number = _int(tag.get("start"), 1)
-        first = True
-        for item in tag.find_all("li", recursive=False):
-            marker = f"{number}. " if tag.name == "ol" else "- "
-            number += 1
-            inner = _Walker()
-            inner.walk(item)
-            inner.flush()
-            blocks = inner.blocks
-            if blocks and blocks[0].kind == "para":
-                blocks[0] = _Block("item", blocks[0].text, marker=marker, first=first)
-                first = False
-            self.blocks.extend(blocks)
+            return list(tag.children)
+        return None
 
     def table(self, tag: Tag) -> None:
         caption = tag.find("caption")
         if caption is not None and _words(caption.get_text(" ")):
-            self.blocks.append(_Block("para", _words(caption.get_text(" "))))
+            self.add(Block("para", _words(caption.get_text(" "))))
         rows = []
         for tr in tag.find_all("tr"):
             if tr.find_parent("table") is not tag:
@@ -156,13 +182,38 @@ class _Walker:
             header = tr.parent.name == "thead" or all(c.name == "th" for c in cells)
             rows.append(([_words(c.get_text(" ")) for c in cells], header))
         if rows:
-            self.blocks.append(_Block("table", rows=rows))
+            self.add(Block("table", rows=rows))
 
 
 def _lays_out_page(table: Tag) -> bool:
     """Whether a table lays out a page (it holds headings, lists or another table): its cells
     are then read as blocks of text, not as rows of data."""
     return table.find(LAYOUT_SIGNS) is not None
+
+
+def _heading_text(tag: Tag, main: bool) -> str:
+    """A heading's words; with ``main``, without its permalink marks (``#``, ``¶``)."""
+    words = _words(tag.get_text(" ")).split(" ")
+    if main:
+        while words and words[-1] in PERMALINK_MARKS:
+            words.pop()
+        while words and words[0] in PERMALINK_MARKS:
+            words.pop(0)
+    return " ".join(words)
+
+
+def _is_byline(tag: Tag) -> bool:
+    """Whether a heading element holds an author's name (DocBook's ``class="author"``)."""
+    marks = " ".join(
+        [*tag.get("class", ()), *(p.get("class", [""])[0] for p in tag.parents if p.get("class"))]
+    )
+    return "author" in marks.lower()
+
+
+def _main_content(soup: Tag) -> Tag:
+    """The page's main element (``main``, or an element with ``role=main``), else the page."""
+    found = soup.find("main") or soup.find(attrs={"role": "main"})
+    return found if found is not None else soup
 
 
 def _int(value, default: int) -> int:
@@ -172,80 +223,34 @@ def _int(value, default: int) -> int:
         return default
 
 
-def _layout(blocks: list[_Block]) -> tuple[str, list[tuple[_Block, int, list]]]:
-    """The extracted text, and where each block (and each table row and cell) sits in it."""
-    parts: list[str] = []
-    placed = []
-    pos = 0
-    previous = None
-    for block in blocks:
-        if parts:
-            tight = previous == block.kind == "item" and not block.first
-            sep = "\n" if tight else "\n\n"
-            parts.append(sep)
-            pos += len(sep)
-        if block.kind == "table":
-            rows = []
-            for r, (cells, header) in enumerate(block.rows):
-                if r:
-                    parts.append("\n")
-                    pos += 1
-                ranges, start = [], pos
-                for c, cell in enumerate(cells):
-                    if c:
-                        parts.append(CELL_SEPARATOR)
-                        pos += len(CELL_SEPARATOR)
-                    ranges.append((pos, pos + len(cell)))
-                    parts.append(cell)
-                    pos += len(cell)
-                rows.append((start, pos, ranges, header))
-            placed.append((block, -1, rows))
-        else:
-            text = block.marker + block.text
-            placed.append((block, pos, [text]))
-            parts.append(text)
-            pos += len(text)
-        previous = block.kind
-    return "".join(parts), placed
-
-
-def extract(source: str) -> tuple[str, UnitBuilder]:
+def extract(source: str, parser: str = "main") -> tuple[str, UnitBuilder]:
     """The extracted text of HTML ``source`` and its units (headings, sentences, list items,
-    table rows with their cells, code blocks)."""
-    walker = _Walker()
+    table rows with their cells, code blocks): of its main content (``parser="main"``) or of
+    the whole page (``"page"``)."""
+    if parser not in PARSERS:
+        raise ValueError(f"unknown HTML parser {parser!r}; choose from {', '.join(PARSERS)}")
+    walker = _Walker(main=parser == "main")
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(source, "html.parser")
-    walker.walk(soup)
+    walker.walk(_main_content(soup) if walker.main else soup)
     walker.flush()
-    text, placed = _layout(walker.blocks)
-    builder = UnitBuilder(text)
-    for block, start, extra in placed:
-        if block.kind == "table":
-            for r, (a, b, cells, header) in enumerate(extra):
-                builder.add_row(a, b, cells)
-                if r == 0 and header:
-                    builder.mark_header()
-            builder.close_table()
-            continue
-        end = start + len(extra[0])
-        if block.kind == "heading":
-            builder.add_heading(start, end, block.level, block.text)
-        elif block.kind == "code":
-            builder.add_block(start, end, "code")
-        elif block.kind == "item":
-            builder.add_prose(start, end, skip=len(block.marker))
-        else:
-            builder.add_prose(start, end)
-    return text, builder
+    builder = build(walker.blocks)
+    return builder.text, builder
 
 
-def parse_html(source: str, name: str = "document") -> Document:
+def read(source: str, parser: str = "main") -> UnitBuilder:
+    """The units of HTML ``source``'s extracted text (its main content, or with ``parser=
+    "page"`` the whole page); what had to be repaired is in its ``problems``."""
+    _, builder = extract(source, parser)
+    builder.problems.extend(well_formedness(source))
+    return builder
+
+
+def parse_html(source: str, name: str = "document", parser: str = "main") -> Document:
     """Parse HTML ``source`` into a :class:`~lab.parse.Document` over its extracted text; what
     had to be repaired is in the document's ``problems``."""
-    _, builder = extract(source)
-    builder.problems.extend(well_formedness(source))
-    return builder.document(name, "html")
+    return read(source, parser).document(name, "html")
 
 
 class _TagCheck(HTMLParser):

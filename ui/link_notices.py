@@ -24,6 +24,7 @@ from lab import (
     REFERENCE_PLACEMENTS,
     SPLITS,
     LabConfig,
+    chunker_status,
     embed,
     reference_placement,
 )
@@ -39,6 +40,7 @@ SIZE_RANGE = (100, 4000)
 BUDGET_RANGE = (10, 1000)
 NOTICES_KEY = "url_notices"
 NEEDS_DENSE = "needs dense=true"
+NEED_DENSE = "need dense=true"
 EXPECTED = {
     "corpus": f"{cache.HANDBOOK}, {cache.TECHNOVA}, or {cache.USER} with the corpus_id of a "
     "corpus kept on this server",
@@ -76,8 +78,12 @@ _PLAIN_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 
 def chunker_options(dense: bool) -> list[str]:
     """Every registered chunker the sidebar can offer: those needing embeddings only when dense
-    retrieval is on."""
-    return [name for name, spec in CHUNKERS.items() if dense or not spec.dense]
+    retrieval is on, other libraries' only where they are installed."""
+    return [
+        name
+        for name, spec in CHUNKERS.items()
+        if (dense or not spec.dense) and chunker_status(name)[0]
+    ]
 
 
 def mode_options(dense: bool) -> tuple[str, ...]:
@@ -91,11 +97,15 @@ def expected(key: str, dense_ok: bool, dense: bool, single: bool = False) -> str
         return f"false: dense retrieval is not available here (`{embed.INSTALL_HINT}` enables it)"
     how_many = "one of " if single else "one or more of "
     if key == "chunker":
-        needing = [c for c in CHUNKERS if CHUNKERS[c].dense and not dense]
+        needing = [c for c in CHUNKERS if CHUNKERS[c].dense and not dense and chunker_status(c)[0]]
         return (
             how_many
             + ", ".join(chunker_options(dense))
-            + (f" ({', '.join(needing)} {NEEDS_DENSE})" if needing else "")
+            + (
+                f" ({', '.join(needing)} {NEEDS_DENSE if len(needing) == 1 else NEED_DENSE})"
+                if needing
+                else ""
+            )
         )
     if key == "mode" and single:
         modes = ", ".join(mode_options(dense))

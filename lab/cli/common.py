@@ -33,10 +33,13 @@ from .. import (
     untrained_chunkers,
 )
 from ..adaptive import ADAPTIVE
+from ..chunkers import chunker_status
 from ..embed import DEFAULT_MODEL, DenseUnavailable
 from ..formats import PARSERS
+from ..plugins import CONFIG_ENV, config_path, load_config, load_plugin
 from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
 from ..run import embedder_for, reranker_for
+from ..tokens import get_tokenizer
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 DEFAULT_DOC = DATA / "handbook.md"
@@ -44,6 +47,7 @@ DEFAULT_QE = DATA / "handbook_qe.json"
 FORMATS = ("table", "json", "csv")
 MODE_CHOICES = {"both": LEXICAL_MODES, "all": MODES} | {m: (m,) for m in MODES}
 ALL = "all"
+ADAPTERS = "adapters"
 DEFAULTS = LabConfig()
 PARENT_CHILD = "parent-child"
 
@@ -57,15 +61,55 @@ class Parser(argparse.ArgumentParser):
 
 def chunker_list(value: str) -> tuple[str, ...]:
     names = [n.strip() for n in value.split(",") if n.strip()]
-    if names == [ALL]:
-        return (ALL,)
+    if names in ([ALL], [ADAPTERS]):
+        return tuple(names)
     unknown = [n for n in names if n not in CHUNKERS]
     if unknown or not names:
         got = repr(unknown[0]) if unknown else "nothing"
         raise argparse.ArgumentTypeError(
-            f"unknown chunker {got}; choose 'all' or a comma list of {', '.join(CHUNKERS)}"
+            f"unknown chunker {got}; choose 'all', 'adapters' or a comma list of "
+            f"{', '.join(CHUNKERS)}"
         )
     return tuple(names)
+
+
+def add_pipeline_options(p: argparse.ArgumentParser) -> None:
+    """``--plugin`` and ``--config``: chunkers the user brings. They are registered before the
+    rest of the command line is read (:func:`register_pipelines`), so ``--chunker`` knows them."""
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE:FUNCTION",
+        help="add FUNCTION(text, size, overlap) of MODULE as a chunker named after it; repeat "
+        "for several",
+    )
+    p.add_argument(
+        "--config",
+        metavar="PATH",
+        help=f"a chunking-lab.toml naming pipelines ([chunkers.NAME] adapter, size, overlap, "
+        f"tokenizer) and plugins (default: the file ${CONFIG_ENV} names)",
+    )
+
+
+def register_pipelines(argv: Sequence[str]) -> None:
+    """Register the plugins and the configuration file the command line (or the environment)
+    names; each one that cannot be added is one warning, the others are."""
+    pre = argparse.ArgumentParser(add_help=False)
+    add_pipeline_options(pre)
+    pre.add_argument("--download", action="store_true")
+    known, _ = pre.parse_known_args(argv)
+    for spec in known.plugin:
+        try:
+            load_plugin(spec)
+        except ValueError as err:
+            say("warning", str(err))
+    path = config_path(known.config)
+    if path is None:
+        return
+    _, problems = load_config(path, known.download)
+    for problem in problems:
+        say("warning", problem)
 
 
 def int_list(value: str) -> tuple[int, ...]:
@@ -143,10 +187,19 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
         "--chunker",
         action="append",
         type=chunker_list,
-        metavar="NAME[,NAME...]|all",
+        metavar="NAME[,NAME...]|all|adapters",
         help=f"chunkers to run, of {', '.join(CHUNKERS)} (default: {', '.join(DEFAULT_CHUNKERS)}; "
-        "all: every one, those needing embeddings only with --dense)",
+        "all: every one but the other libraries' (adapters: those), the ones needing "
+        "embeddings only with --dense)",
     )
+    p.add_argument(
+        "--tokenizer",
+        metavar="NAME",
+        help="count chunk size, overlap and budget in tokens of NAME: all-MiniLM-L6-v2 (bundled), "
+        "cl100k_base or o200k_base (tiktoken, files local), a folder with a tokenizer.json, or "
+        "a Hugging Face hub name (cached, or with --download)",
+    )
+    add_pipeline_options(p)
     p.add_argument(
         "--mode",
         choices=MODE_CHOICES,
@@ -227,7 +280,8 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--download",
         action="store_true",
-        help="allow fetching a hub reranker that is not in the local model cache",
+        help="allow fetching a hub reranker or tokenizer (or tiktoken's files) that is not on "
+        "this machine",
     )
     p.add_argument(
         "--rerank-top",
@@ -262,11 +316,15 @@ def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> La
     if args.rerank_top < 1:
         raise ValueError(f"--rerank-top must be at least 1, got {args.rerank_top}")
     usable = [c for c in CHUNKERS if args.dense or not CHUNKERS[c].dense]
+    groups = {
+        (ALL,): [c for c in usable if CHUNKERS[c].kind != "adapter"],
+        (ADAPTERS,): [c for c in usable if CHUNKERS[c].kind == "adapter" and chunker_status(c)[0]],
+    }
     defaults = DEFAULT_CHUNKERS + (POLICY_CHUNKER,) * (args.collection is not None)
     chosen = args.chunker or [defaults]
-    chunkers = tuple(
-        dict.fromkeys(n for names in chosen for n in (usable if names == (ALL,) else names))
-    )
+    chunkers = tuple(dict.fromkeys(n for names in chosen for n in groups.get(names, names)))
+    if args.tokenizer is not None:
+        get_tokenizer(args.tokenizer, args.download)  # says now why it cannot be loaded
     if args.dense is None:
         needs = [f"--mode {args.mode}"] if args.mode in ("dense", "hybrid", ALL) else []
         needs += [f"the {c} chunker" for c in chunkers if CHUNKERS[c].dense]
@@ -289,6 +347,7 @@ def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> La
         late=args.late,
         rerank=args.rerank,
         rerank_top=args.rerank_top,
+        tokenizer=args.tokenizer,
     )
 
 

@@ -22,6 +22,7 @@ from .common import (
     load_corpus_of,
     load_models,
     positive_int,
+    say,
     warn_memory,
     warn_parents,
     warn_training,
@@ -113,8 +114,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     cache = LabCache()
     result = run_lab(corpus, config, cache=cache)
     warn_parents(corpus, config, cache)
+    for failed in result.errors[len(corpus.errors) :]:
+        say("warning", failed.message)
+    ran = dict.fromkeys(r.chunker for r in result.runs)
+    notes = {c: cache.index(corpus, config, c).notes for c in ran}
+    for chunker, rewritten in notes.items():
+        if rewritten:
+            say(
+                "note",
+                f"{chunker}: {len(rewritten)} chunks differ from the document's text (the "
+                "library rewrote them); each is delivered as its source range: "
+                f"{rewritten[0]}" + (" (all of them in the JSON)" if len(rewritten) > 1 else ""),
+            )
     if args.format == "json":
         data = result.to_dict()
+        for run in data["runs"]:
+            run["rewritten"] = list(notes[run["chunker"]])
         marked = scored_on_training(corpus, config.split, config.chunkers)
         for run in data["runs"]:
             if run["chunker"] in marked:

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from weakref import WeakKeyDictionary
 
-from .config import LabConfig, embedder_for, reranker_for
+from .config import LabConfig, embedder_for, reranker_for, tokenizer_for
 from .corpus import Corpus
 from .index import Index, build_index, guarded, training_key
 from .lru import bounded_get
@@ -55,6 +55,7 @@ class LabCache:
                 embedder=embedder_for(config),
                 late=config.late,
                 heading_guard=config.heading_guard and guarded(chunker),
+                tokenizer=tokenizer_for(config),
             ),
             self.max_indexes,
             keep,
@@ -151,4 +152,5 @@ def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tu
         config.dense,
         config.late,
         config.heading_guard and guarded(chunker),
+        config.tokenizer,
     )

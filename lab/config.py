@@ -40,7 +40,9 @@ class LabConfig:
     question ranks every document. ``heading_guard`` keeps qes-dp, qes-greedy and qes-retrieval
     from cutting between a heading and its first unit (:mod:`lab.chunkers.guard`; the other
     chunkers cut as before). ``budget="adaptive"`` gives each question its own budget, one of
-    ``adaptive_budgets``, fitted on the train questions (:mod:`lab.adaptive`)."""
+    ``adaptive_budgets``, fitted on the train questions (:mod:`lab.adaptive`). ``tokenizer``
+    names one (``lab.tokens``): chunk size, overlap and budget then count its tokens, not
+    characters and words."""
 
     chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
     modes: tuple[str, ...] = LEXICAL_MODES
@@ -57,6 +59,7 @@ class LabConfig:
     filters: bool = True
     heading_guard: bool = False
     adaptive_budgets: tuple[int, ...] = DEFAULT_BUDGETS
+    tokenizer: str | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -102,6 +105,15 @@ class LabConfig:
             )
         if self.split not in SPLITS:
             raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
+
+
+def tokenizer_for(config: LabConfig):
+    """The shared tokenizer the configuration names, or None when sizes count characters."""
+    if config.tokenizer is None:
+        return None
+    from .tokens import get_tokenizer
+
+    return get_tokenizer(config.tokenizer)
 
 
 def embedder_for(config: LabConfig):

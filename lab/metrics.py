@@ -43,6 +43,7 @@ class Pick:
     words: int
     source: tuple[tuple[int, int], ...]
     doc: str = ""
+    tokens: int | None = None  # with a tokenizer, the tokens it delivers
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,11 +279,11 @@ def occurrences(ev, names: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
     return tuple((names[d], s, e) for d, s, e in ev.occurrences)
 
 
-def pick(fields: tuple[str, int, tuple, str], rank: int) -> Pick:
+def pick(fields: tuple[str, int, tuple, str, int | None], rank: int) -> Pick:
     """The ``Pick`` of a chunk at ``rank`` from its ``Index.pick_fields`` entry ``(chunk, words,
-    source, doc)``."""
-    chunk, words, source, doc = fields
-    return Pick(chunk, rank, words, source, doc)
+    source, doc, tokens)``."""
+    chunk, words, source, doc, tokens = fields
+    return Pick(chunk, rank, words, source, doc, tokens)
 
 
 Assembled = tuple[tuple[int, ...], tuple[int, ...], int, int]  # picked, their ranks, cut, words

@@ -12,6 +12,7 @@ import numpy as np
 from .adaptive import fit, signals
 from .assemble import Context, assemble
 from .cache import LabCache
+from .chunkers.base import ChunkerFailed
 from .config import LabConfig, Progress
 from .corpus import Corpus, InputError, Question
 from .diagnosis import context_note
@@ -88,6 +89,7 @@ def question_dict(r: QuestionResult) -> dict:
                 "doc": p.doc,
                 "rank": p.rank,
                 "words": p.words,
+                "tokens": p.tokens,
                 "source": [list(s) for s in p.source],
             }
             for p in r.context
@@ -255,8 +257,13 @@ def run_lab(
         corpus.split(config.split) if ids is None else [q for q in corpus.questions if q.id in ids]
     )
     filtered = config.filters and any(q.filter for q in asked)
+    failed = []
     for chunker in config.chunkers:
-        index = cache.index(corpus, config, chunker)
+        try:
+            index = cache.index(corpus, config, chunker)
+        except ChunkerFailed as err:  # a plugin's fault: the other chunkers still run
+            failed.append(InputError(str(err)))
+            continue
         stats = cache.stats(index, config.words)
         for mode in config.modes:
             retrieval = cache.retrieval(index, config, mode, ids=ids)
@@ -270,7 +277,7 @@ def run_lab(
             runs.append(Run(chunker, mode, metrics, stats, results, unfiltered, without, budgets))
             if progress:
                 progress(len(runs), total)
-    return LabResult(config, tuple(runs), corpus.errors)
+    return LabResult(config, tuple(runs), (*corpus.errors, *failed))
 
 
 def _evaluated(

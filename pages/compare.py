@@ -29,7 +29,9 @@ a = compare.choose_a(settings, cache.lab(corpus, settings.config))
 if uses_embeddings(a.config):  # a BM25 side does not use the dense model: not named for it
     st.caption(state.retrieval_note(a, "A: "))
 b = compare.edit_b(a)
-draw.training_notices(corpus, settings.split, tuple(dict.fromkeys(a.chunkers + b.chunkers)))
+draw.training_notices(
+    corpus, settings.split, tuple(dict.fromkeys(a.chunkers + b.chunkers)), settings.adaptive
+)
 if a.config == b.config:
     st.info("B is the same as A: change one of B's settings to compare.", icon=":material/info:")
     st.stop()

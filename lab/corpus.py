@@ -74,6 +74,8 @@ class Corpus:
     info: tuple[DocumentInfo, ...]
     policy: Policy = DEFAULT
     title: str | None = None  # a manifest's name
+    # per document, the offsets in the file as given of the CRs its line endings lost
+    removed: tuple[tuple[int, ...], ...] = ()
 
     def __hash__(self) -> int:
         return hash(self.digest)
@@ -225,6 +227,8 @@ def _read_documents(
                     raise CorpusError(f"Document {name!r} is empty.")
                 format = format or document_format(name, text)
                 document = parse_source(text, name, format, parser, source.headings)
+                if FORMATS[format].extracted:
+                    crs = []  # its text is the extracted one: the file's CRs are not in it
                 if source.headings and not FORMATS[format].patterns:
                     errors.append(
                         InputError(
@@ -354,6 +358,7 @@ def build_corpus(
         tuple(infos),
         policy,
         title,
+        tuple(tuple(crs) for crs in removed),
     )
 
 

@@ -242,8 +242,7 @@ def _unpinned(text: str, pinned: int, qid: str, locator: Locator, removed: list[
     more = ", ..." if len(found) > 3 else ""
     occurs = f"; it occurs at {where}{more}" if found else ""
     return InputError(
-        f"evidence {preview(text)!r} is not at start {pinned}{occurs}; "
-        "using the first occurrence.",
+        f"evidence {preview(text)!r} is not at start {pinned}{occurs}; using the first occurrence.",
         qid,
         "warning",
     )

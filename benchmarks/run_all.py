@@ -12,6 +12,7 @@ and the rest still run; the exit status is then 1.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -68,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
             tail = done.stderr.strip().splitlines()[-1:] or ["(no message)"]
             show(f"{script.name} failed (exit {done.returncode}): {tail[0]}")
     if args.output:
-        args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        partial = args.output.with_name(f".{args.output.name}.part")  # whole or not at all
+        partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        os.replace(partial, args.output)
         print(f"note: wrote {args.output}", file=sys.stderr)
     return 1 if failed else 0
 

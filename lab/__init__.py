@@ -9,7 +9,8 @@ configurations. No UI code here.
 """
 
 from .adaptive import ADAPTIVE
-from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, reference_placement
+from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, chunker_status, reference_placement
+from .chunkers.base import ChunkerFailed
 from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
 from .cluster import connect as connect_cluster
@@ -49,6 +50,7 @@ from .corpus import (
     load_collection,
     load_corpus,
 )
+from .csv_export import csv_text
 from .decode import decode_text
 from .depth import Depth, ranking_depth
 from .diagnosis import context_note
@@ -59,9 +61,12 @@ from .formats.text import parse_document
 from .importers import FORMATS as IMPORT_FORMATS
 from .importers import Imported, collection_files, import_dataset, open_files, recognise
 from .index import Index, build_index
+from .jsonread import loads_or_none as json_or_none
 from .marking import Hit, next_id, qe_text, question_items, search
+from .memory import over_budget as memory_over_budget
 from .metrics import DIAGNOSES, EXPLAIN, KS
 from .parse import Document
+from .plugins import Pipeline, load_config, load_plugin, register_chunker, register_pipeline
 from .qe import MAX_QE_CHARS, parse_qe
 from .retrieve import LEXICAL_MODES, MODES
 from .run import (
@@ -89,6 +94,13 @@ from .training import TRAINING_SPLITS, scored_on_training, training_warning
 __all__ = [
     "ADAPTIVE",
     "CHUNKERS",
+    "chunker_status",
+    "ChunkerFailed",
+    "Pipeline",
+    "load_config",
+    "load_plugin",
+    "register_chunker",
+    "register_pipeline",
     "DEFAULT_POLICY",
     "DOCUMENT_TYPES",
     "POLICY_CHUNKER",
@@ -147,6 +159,9 @@ __all__ = [
     "uses_embeddings",
     "load_corpus",
     "decode_text",
+    "memory_over_budget",
+    "csv_text",
+    "json_or_none",
     "parse_qe",
     "mcnemar_exact",
     "paired_bootstrap",

@@ -82,9 +82,16 @@ def local_cluster(n_workers: int) -> Iterator:
     require()
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(
-        n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
+    try:
+        cluster = LocalCluster(
+            n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
+    except Exception as exc:  # Dask raises whatever its start-up met: OSError, TimeoutError...
+        raise ClusterError(
+            f"the local Dask cluster of {n_workers} worker(s) could not start: "
+            f"{type(exc).__name__}: {exc}".rstrip(": ")
+            + "; run without --workers to sweep in this process"
+        ) from None
     try:
         with Client(cluster, set_as_default=False) as client:
             yield client

@@ -17,13 +17,14 @@ whose metadata match it (:func:`matches`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from . import jsonread
 from .chunkers import CHUNKERS
+from .decode import InputFileError, decode_text
 from .formats import heading_patterns, read_document
 from .formats.plain import RELEASE
 from .parse import Document
@@ -261,16 +262,20 @@ def _values(value: object) -> tuple[str, ...] | None:
 
 def parse_meta(raw: object, what: str) -> tuple[Meta, list[str]]:
     """Metadata from a JSON object of strings, numbers, booleans or lists of them; what could
-    not be used, in words."""
+    not be used, in words (each a clause: the caller says what became of it)."""
     if raw is None:
         return (), []
     if not isinstance(raw, dict):
-        return (), [f"{what} is not an object of key: value pairs; it was ignored"]
+        return (), [f"{what} is not an object of key: value pairs"]
     meta, problems = [], []
     for key, value in raw.items():
         values = _values(value)
         if values is None:
-            problems.append(f"{what} {key!r} is not a string, number or list of them; ignored")
+            problems.append(
+                f"{what} {key!r} is an empty list"
+                if value == []
+                else f"{what} {key!r} is not a string, number or list of them"
+            )
         else:
             meta.append((str(key), values))
     return tuple(sorted(meta)), problems
@@ -401,18 +406,14 @@ def read_manifest(
     not exist (``questions``: fetch the questions file it names too). A document that cannot be
     read is reported and left out; a manifest that is not a JSON object with a "documents" list
     raises :class:`CorpusError`."""
+    notes: list[str] = []
     if not isinstance(raw, dict):
-        text = raw.decode("utf-8-sig", errors="replace") if isinstance(raw, bytes) else raw
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(
-                f"{where} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-            ) from None
+        raw, notes = jsonread.loads(decode_text(raw, where), where)
     items = raw.get("documents") if isinstance(raw, dict) else None
     if not isinstance(items, list) or not items:
         raise CorpusError(f'{where} must be an object with a "documents" list of documents.')
     policy, errors = parse_policy(raw.get("policy"), f"{where}: the policy")
+    errors = [*(InputError(n) for n in notes), *errors]
     known = known_types(policy)
     sources: list[Source] = []
     seen: set[str] = set()
@@ -428,7 +429,14 @@ def read_manifest(
                 InputError(f"{where}: a second document is named {name!r}; left out", document=name)
             )
             continue
-        data = fetch(path)
+        try:
+            data = fetch(path)
+        except (OSError, InputFileError) as exc:
+            why = exc.reason if isinstance(exc, InputFileError) else _cannot_read(exc)
+            errors.append(
+                InputError(f"{where} names {path!r}, but {why}; it was left out", document=name)
+            )
+            continue
         if data is None:
             errors.append(
                 InputError(
@@ -440,7 +448,9 @@ def read_manifest(
         doc_type, problems = check_type(name, spec.get("type"), known)
         errors.extend(problems)
         meta, notes = parse_meta(spec.get("meta"), f"{where}: the meta of {name}")
-        errors.extend(InputError(n, severity="warning", document=name) for n in notes)
+        errors.extend(
+            InputError(f"{n}; it was ignored", severity="warning", document=name) for n in notes
+        )
         patterns, problem = _patterns(spec.get("headings"), f"{where}: {name}")
         if problem is not None:
             errors.append(problem)
@@ -453,15 +463,22 @@ def read_manifest(
         if not isinstance(qe_path, str):
             errors.append(InputError(f'{where}: "questions" must be the path of a QE JSON file'))
         else:
-            content = fetch(qe_path)
+            try:
+                content = fetch(qe_path)
+                missing = "which does not exist"
+            except (OSError, InputFileError) as exc:
+                why = exc.reason if isinstance(exc, InputFileError) else _cannot_read(exc)
+                content, missing = None, f"but {why}"
             if content is None:
                 errors.append(
-                    InputError(
-                        f"{where} names the questions file {qe_path!r}, which does not exist"
-                    )
+                    InputError(f"{where} names the questions file {qe_path!r}, {missing}")
                 )
     name = raw.get("name") if isinstance(raw.get("name"), str) else None
     return Manifest(tuple(sources), content, policy, tuple(errors), name)
+
+
+def _cannot_read(exc: OSError) -> str:
+    return f"it cannot be read ({exc.strerror or type(exc).__name__})"
 
 
 def resolve_name(ref: str, names: Mapping[str, int]) -> int | None:

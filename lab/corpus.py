@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -28,8 +29,8 @@ from .collection import (
     read_manifest,
     resolve_name,
 )
-from .decode import decode_text, normalise_newlines, shift_offset
-from .evidence import Evidence, Locator, accepts_any, locate, preview
+from .decode import decode_text, normalise_newlines, read_input, shift_offset
+from .evidence import Evidence, Locator, accepts_any, locate, other_forms, preview
 from .formats import FORMATS, binary_format, document_format, read_binary, suffix_format
 from .parse import Document
 from .problems import CorpusError, InputError
@@ -134,6 +135,10 @@ class _Documents:
         if not isinstance(text, str) or not text.strip():
             return None, [InputError("an evidence entry is empty or not text.", qid)]
         holders = self._holders(entry, text)
+        for alt in other_forms(text) if not holders else ():  # NFD evidence, NFC document...
+            holders = self._holders(entry, alt)
+            if holders:
+                break
         if not holders:
             n = len(self.parsed)
             return None, [
@@ -226,7 +231,12 @@ def _read_documents(
                 if not text.strip():
                     raise CorpusError(f"Document {name!r} is empty.")
                 format = format or document_format(name, text)
-                document = parse_source(text, name, format, parser, source.headings)
+                try:
+                    document = parse_source(text, name, format, parser, source.headings)
+                except RecursionError:  # a reader's recursion on markup nested thousands deep
+                    raise CorpusError(
+                        f"Document {name!r} nests its markup too deeply to be read."
+                    ) from None
                 if FORMATS[format].extracted:
                     crs = []  # its text is the extracted one: the file's CRs are not in it
                 if source.headings and not FORMATS[format].patterns:
@@ -394,16 +404,11 @@ def load_corpus(
             )
         given[k] = doc_type
     for k, path in enumerate(paths):
-        if not path.is_file():
-            raise CorpusError(f"No such document file: {path}")
-        format = suffix_format(path.name)
-        sources.append(Source(path.stem, path.read_bytes(), given.get(k), format=format))
+        data = read_input(path, "document file")
+        sources.append(Source(path.stem, data, given.get(k), format=suffix_format(path.name)))
     if qe is None:
         return build_corpus(sources, None, parser=parser)
-    qe_path = Path(qe)
-    if not qe_path.is_file():
-        raise CorpusError(f"No such QE file: {qe_path}")
-    return build_corpus(sources, qe_path.read_bytes(), parser=parser)
+    return build_corpus(sources, read_input(Path(qe), "QE file"), parser=parser)
 
 
 def build_collection(
@@ -436,21 +441,15 @@ def load_collection(
     """Load the collection a manifest (``collection.json``) lists, its paths relative to the
     manifest's folder; ``qe`` replaces the manifest's questions file."""
     path = Path(manifest)
-    if not path.is_file():
-        raise CorpusError(f"No such collection manifest: {path}")
+    data = read_input(path, "collection manifest")
     base = path.parent
 
     def fetch(name: str) -> bytes | None:
         target = base / name
-        return target.read_bytes() if target.is_file() else None
+        return read_input(target, "file") if os.path.lexists(target) else None
 
-    questions = None
-    if qe is not None:
-        qe_path = Path(qe)
-        if not qe_path.is_file():
-            raise CorpusError(f"No such QE file: {qe_path}")
-        questions = qe_path.read_bytes()
-    return build_collection(path.read_bytes(), fetch, questions, where=path.name, parser=parser)
+    questions = None if qe is None else read_input(Path(qe), "QE file")
+    return build_collection(data, fetch, questions, where=path.name, parser=parser)
 
 
 def _with_errors(corpus: Corpus, errors: Sequence[InputError]) -> Corpus:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import codecs
 import re
+import stat
 from bisect import bisect_left
+from pathlib import Path
 
 from .problems import CorpusError
 
@@ -83,3 +85,47 @@ def original_offset(offset: int, removed: list[int] | tuple[int, ...]) -> int:
         else:
             hi = mid
     return offset + lo
+
+
+MAX_FILE_BYTES = 20_000_000  # 5 M characters (the document limit) of UTF-8 take at most this
+
+
+class InputFileError(CorpusError):
+    """An input file that cannot be read; ``reason`` says why without the file's path."""
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+def read_input(path: Path, what: str) -> bytes:
+    """The bytes of the input file ``path``; an :class:`InputFileError` saying precisely why
+    not: missing, a folder, not a regular file (a pipe, ``/dev/zero``: never read, they need not
+    end), larger than any input the lab takes, or unreadable."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise InputFileError(f"No such {what}: {path}", "it does not exist") from None
+    except OSError as exc:
+        raise _unreadable(path, what, exc) from None
+    reason = None
+    if stat.S_ISDIR(info.st_mode):
+        reason = "it is a folder, not a file"
+    elif not stat.S_ISREG(info.st_mode):
+        reason = "it is not a regular file but a pipe, socket or device; give a file"
+    elif info.st_size > MAX_FILE_BYTES:
+        reason = (
+            f"it is {info.st_size / 1e6:,.0f} MB; no input the lab takes is over "
+            f"{MAX_FILE_BYTES / 1e6:,.0f} MB"
+        )
+    if reason:
+        raise InputFileError(f"The {what} {path} cannot be used: {reason}.", reason)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise _unreadable(path, what, exc) from None
+
+
+def _unreadable(path: Path, what: str, exc: OSError) -> InputFileError:
+    reason = f"it cannot be read ({exc.strerror or type(exc).__name__})"
+    return InputFileError(f"The {what} {path} cannot be used: {reason}.", reason)

@@ -6,6 +6,7 @@ is not found, with a warning naming what differed. A pinned ``start`` picks one 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -271,6 +272,13 @@ def _chars(chars: list[str]) -> str:
     return " ".join(c if c.isprintable() and not c.isspace() else f"U+{ord(c):04X}" for c in chars)
 
 
+def other_forms(text: str) -> list[str]:
+    """``text`` in the Unicode normal forms it is not in (NFC: composed accents, NFD:
+    decomposed), the same words as a reader sees them."""
+    forms = (unicodedata.normalize(form, text) for form in ("NFC", "NFD"))
+    return [alt for alt in dict.fromkeys(forms) if alt != text]
+
+
 def locate(
     entry: object,
     qid: str,
@@ -328,6 +336,19 @@ def locate(
         for folded in (False, True):
             found = locator.find_all(text, limit=2, folded=folded)
             if found:
+                break
+        for alt in other_forms(text) if not found else ():
+            found, folded = locator.find_all(alt, limit=2), False
+            if found:
+                errors.append(
+                    InputError(
+                        f"evidence {preview(text)!r} writes accented letters in another Unicode "
+                        "form than the document (composed or decomposed); it was matched in "
+                        "the document's form.",
+                        qid,
+                        "warning",
+                    )
+                )
                 break
         if not found:
             return None, [InputError(f"evidence not found: {preview(text)!r}", qid)]

@@ -10,7 +10,15 @@ import numpy as np
 
 from .assemble import TokenMarks, token_marks
 from .bm25 import BM25
-from .chunkers import CHUNKERS, GUARDED, Chunk, Training, chunk_document, reference_placement
+from .chunkers import (
+    CHUNKERS,
+    GUARDED,
+    Chunk,
+    Training,
+    chunk_document,
+    chunker_status,
+    reference_placement,
+)
 from .collection import POLICY_CHUNKER
 from .corpus import Corpus
 from .graph import ChunkGraph, build_graph
@@ -23,6 +31,9 @@ def check_chunking(chunker: str, size: int, overlap: int) -> None:
     """Validate chunking parameters early, naming what is allowed."""
     if chunker not in CHUNKERS:
         raise ValueError(f"unknown chunker {chunker!r}; choose one of {', '.join(CHUNKERS)}")
+    ok, status = chunker_status(chunker)
+    if not ok:
+        raise ValueError(status)
     if not isinstance(size, int) or size < 20:
         raise ValueError(f"size must be a whole number of characters >= 20, got {size!r}")
     if not isinstance(overlap, int) or overlap < 0:
@@ -120,6 +131,9 @@ class Index:
                 moved.__dict__[name] = self.__dict__[name]
         return moved
 
+    tokenizer: object | None = field(default=None, repr=False)  # lab.tokens.Tokenizer
+    notes: tuple[str, ...] = ()  # what adapters' libraries rewrote, per document and chunk
+
     def limit(self, chunk: Chunk) -> int:
         """The size limit ``L`` the chunk's document was cut with."""
         return self.doc_sizes[chunk.doc] if self.doc_sizes else self.size
@@ -144,8 +158,18 @@ class Index:
 
     @cached_property
     def words(self) -> np.ndarray:
-        """Words each chunk delivers: what the context budget counts."""
+        """What the context budget counts of each chunk: the words it delivers, or with a
+        tokenizer its tokens (``tokens``)."""
+        if self.tokenizer is not None:
+            return np.asarray(self.tokens, dtype=np.int64)
         return np.fromiter((c.words for c in self.chunks), dtype=np.int64, count=len(self.chunks))
+
+    @cached_property
+    def tokens(self) -> list[int] | None:
+        """Tokens of the tokenizer each chunk delivers (None without a tokenizer)."""
+        if self.tokenizer is None:
+            return None
+        return self.tokenizer.counts([c.text for c in self.chunks])
 
     @cached_property
     def delivered_tokens(self) -> list[list[int]]:
@@ -240,9 +264,13 @@ class Index:
 
     @cached_property
     def pick_fields(self) -> list[tuple]:
-        """Per chunk: its id, words, source ranges and document name (a context's ``Pick``)."""
-        names = self.doc_names
-        return [(c.id, c.words, c.source, names[c.doc]) for c in self.chunks]
+        """Per chunk: its id, words, source ranges, document name and tokens (a context's
+        ``Pick``)."""
+        names, tokens = self.doc_names, self.tokens or [None] * len(self.chunks)
+        return [
+            (c.id, c.words, c.source, names[c.doc], t)
+            for c, t in zip(self.chunks, tokens, strict=True)
+        ]
 
     @cached_property
     def heading_starts(self) -> int:
@@ -303,12 +331,15 @@ def build_index(
     embedder=None,
     late: bool = False,
     heading_guard: bool = False,
+    tokenizer=None,
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
     with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
     ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
     the older on/off switch); ``heading_guard`` keeps the guarded chunkers from cutting between a
-    heading and its first unit (:mod:`lab.chunkers.guard`)."""
+    heading and its first unit (:mod:`lab.chunkers.guard`). With a ``tokenizer``
+    (``lab.tokens.Tokenizer``), ``size``, ``overlap`` and the budget the index's ``words`` are
+    read against count its tokens."""
     check_chunking(chunker, size, overlap)
     refs = reference_placement(refs, resolve_refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
@@ -318,6 +349,7 @@ def build_index(
         raise DenseUnavailable(f"{what} needs an embedding model: turn dense embeddings on")
     chunks: list[Chunk] = []
     cuts = []
+    notes: list[str] = []
     objective = None
     types = corpus.types
     sizes = tuple(
@@ -341,9 +373,11 @@ def build_index(
             doc_type=types[d],
             policy=corpus.policy,
             heading_guard=heading_guard,
+            tokenizer=tokenizer,
         )
         chunks.extend(made)
         cuts.append(plan.cuts)
+        notes.extend(f"{chunker} on {doc.name}, {note}" for note in plan.notes)
         if plan.objective is not None:
             objective = round((objective or 0.0) + plan.objective, 6)
     bm25 = BM25([chunk_tokens(corpus.documents[c.doc], c) for c in chunks])
@@ -362,4 +396,6 @@ def build_index(
         tuple(cuts),
         sizes,
         heading_guard,
+        tokenizer,
+        tuple(notes),
     )

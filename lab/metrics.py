@@ -51,6 +51,7 @@ class Pick:
     words: int
     source: tuple[tuple[int, int], ...]
     doc: str = ""
+    tokens: int | None = None  # with a tokenizer, the tokens it delivers
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,15 +183,16 @@ _RESULT = tuple(getattr(QuestionResult, f).__set__ for f in QuestionResult.__dat
 _RANKED = tuple(getattr(RankedQuestion, f).__set__ for f in RankedQuestion.__dataclass_fields__)
 
 
-def _pick(fields: tuple[str, int, tuple, str], rank: int, _set=_PICK) -> Pick:
-    """``Pick(chunk, rank, words, source, doc)`` from ``(chunk, words, source, doc)``, through
-    its slots."""
+def _pick(fields: tuple[str, int, tuple, str, int | None], rank: int, _set=_PICK) -> Pick:
+    """``Pick(chunk, rank, words, source, doc, tokens)`` from ``(chunk, words, source, doc,
+    tokens)``, through its slots."""
     obj = _new(Pick)
     _set[0](obj, fields[0])
     _set[1](obj, rank)
     _set[2](obj, fields[1])
     _set[3](obj, fields[2])
     _set[4](obj, fields[3])
+    _set[5](obj, fields[4])
     return obj
 
 

@@ -3,67 +3,13 @@ problem) and check each question's fields before its evidence is located."""
 
 from __future__ import annotations
 
-import json
-import re
-
 from .collection import parse_meta, resolve_name
 from .decode import decode_text
+from .jsonread import JsonError, loads_capped
 from .problems import CorpusError, InputError
 
 SPLITS = ("train", "test")
 MAX_QE_CHARS = 5_000_000
-MAX_NESTING = 32  # a QE file needs 5 levels; anything deeper is left out rather than recursed into
-
-
-_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-
-
-def cap_nesting(text: str, limit: int = MAX_NESTING) -> tuple[str, int | None]:
-    """JSON ``text`` with each value nested deeper than ``limit`` levels replaced by ``null``, and
-    the offset where the first such value began (None when none did)."""
-    if text.count("[") + text.count("{") <= limit:
-        return text, None
-    pieces: list[str] = []
-    depth, pos, cut, first = 0, 0, None, None
-    for m in _JSON_TOKEN.finditer(text):
-        token = m.group()
-        if token in ("[", "{"):
-            depth += 1
-            if depth == limit + 1:
-                cut = m.start()
-        elif token in ("]", "}"):
-            if depth == limit + 1 and cut is not None:
-                pieces += [text[pos:cut], "null"]
-                pos, first, cut = m.end(), cut if first is None else first, None
-            depth -= 1
-    if cut is not None:  # never closed: the rest is dropped, and the JSON error says where
-        pieces.append(text[pos:cut])
-        return "".join(pieces), cut if first is None else first
-    if first is None:
-        return text, None
-    pieces.append(text[pos:])
-    return "".join(pieces), first
-
-
-_NOT_SHALLOW = object()
-
-
-def _shallow_json(text: str, limit: int = MAX_NESTING) -> object:
-    """``json.loads(text)`` when it is valid JSON nested at most ``limit`` levels deep (what
-    :func:`cap_nesting` leaves as it is), else ``_NOT_SHALLOW``."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return _NOT_SHALLOW
-    level, depth = [value], 0
-    while level:
-        level = [v for v in level if isinstance(v, (list, dict))]
-        if level:
-            depth += 1
-            if depth > limit:
-                return _NOT_SHALLOW
-        level = [c for v in level for c in (v.values() if isinstance(v, dict) else v)]
-    return value
 
 
 def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputError]]:
@@ -82,28 +28,11 @@ def parse_qe(raw: str | bytes | dict | list) -> tuple[list[dict], list[InputErro
             ]
         if not text.strip():
             return [], [InputError("The QE JSON is empty.")]
-        raw = _shallow_json(text)
-        if raw is _NOT_SHALLOW:  # invalid or too deep: capped, then parsed for the message
-            text, deep = cap_nesting(text)
-            if deep is not None:
-                line = text.count("\n", 0, deep) + 1
-                column = deep - text.rfind("\n", 0, deep)
-                nesting.append(
-                    InputError(
-                        f"The QE JSON nests deeper than {MAX_NESTING} levels at line {line}, "
-                        f"column {column}; values that deep were left out."
-                    )
-                )
-            try:
-                raw = json.loads(text)
-            except json.JSONDecodeError as exc:
-                return [], [
-                    *nesting,
-                    InputError(
-                        f"The QE JSON is not valid JSON: {exc.msg} "
-                        f"at line {exc.lineno}, column {exc.colno}."
-                    ),
-                ]
+        try:
+            raw, notes = loads_capped(text, "The QE JSON")
+        except JsonError as exc:
+            return [], [*(InputError(n) for n in exc.notes), InputError(str(exc))]
+        nesting = [InputError(n) for n in notes]
     items = raw.get("questions") if isinstance(raw, dict) else raw
     if not isinstance(items, list):
         return [], [
@@ -147,7 +76,7 @@ def check_question(
             return None, [_unknown_doc(doc, doc_names, qid)]
     filter, problems = parse_meta(item.get("filter"), "the filter")
     if problems:
-        return None, [InputError(problems[0].replace("ignored", "the question is left out"), qid)]
+        return None, [InputError(f"{problems[0]}; the question is left out", qid)]
     case = item.get("case")
     return {
         "id": qid,

@@ -16,6 +16,7 @@ import numpy as np
 from .adaptive import ADAPTIVE, fit, signals
 from .assemble import FIRST_LOOK, Context, Look, Outcome, offered_order, walk, walk_ranking
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
+from .chunkers.base import ChunkerFailed
 from .corpus import Corpus, InputError, Question
 from .diagnosis import context_note
 from .index import (
@@ -82,6 +83,8 @@ class LabConfig:
     from cutting between a heading and its first unit (:mod:`lab.chunkers.guard`; the other
     chunkers cut as before). ``budget="adaptive"`` gives each question its own budget, one of
     ``adaptive_budgets``, fitted on the train questions (:mod:`lab.adaptive`).
+    question ranks every document. ``tokenizer`` names one (``lab.tokens``): chunk size, overlap
+    and budget then count its tokens, not characters and words.
 
     ``resolve_refs`` is the older on/off switch, still accepted (False is ``refs="off"``) and
     readable (whether references are resolved at all)."""
@@ -101,6 +104,7 @@ class LabConfig:
     filters: bool = True
     heading_guard: bool = False
     adaptive_budgets: tuple[int, ...] = DEFAULT_BUDGETS
+    tokenizer: str | None = None
 
     @property
     def resolve_refs(self) -> bool:
@@ -226,6 +230,7 @@ def question_dict(r: QuestionResult) -> dict:
                 "doc": p.doc,
                 "rank": p.rank,
                 "words": p.words,
+                "tokens": p.tokens,
                 "source": [list(s) for s in p.source],
             }
             for p in r.context
@@ -637,6 +642,7 @@ class LabCache:
                 embedder=embedder_for(config),
                 late=config.late,
                 heading_guard=config.heading_guard and guarded(chunker),
+                tokenizer=tokenizer_for(config),
             ),
             self.max_indexes,
         )
@@ -707,7 +713,17 @@ def _index_key(corpus: Corpus, config: LabConfig, chunker: str, size: int) -> tu
         config.dense,
         config.late,
         config.heading_guard and guarded(chunker),
+        config.tokenizer,
     )
+
+
+def tokenizer_for(config: LabConfig):
+    """The shared tokenizer the configuration names, or None when sizes count characters."""
+    if config.tokenizer is None:
+        return None
+    from .tokens import get_tokenizer
+
+    return get_tokenizer(config.tokenizer)
 
 
 def embedder_for(config: LabConfig):
@@ -800,8 +816,13 @@ def _run_lab(
         corpus.split(config.split) if ids is None else [q for q in corpus.questions if q.id in ids]
     )
     filtered = config.filters and any(q.filter for q in asked)
+    failed = []
     for chunker in config.chunkers:
-        index = cache.index(corpus, config, chunker)
+        try:
+            index = cache.index(corpus, config, chunker)
+        except ChunkerFailed as err:  # a plugin's fault: the other chunkers still run
+            failed.append(InputError(str(err)))
+            continue
         stats = cache.stats(index, config.words)
         for mode in config.modes:
             retrieval = cache.retrieval(index, config, mode, ids=ids)
@@ -828,7 +849,7 @@ def _run_lab(
             runs.append(Run(chunker, mode, metrics, stats, results, unfiltered, without, budgets))
             if progress:
                 progress(len(runs), total)
-    return LabResult(config, tuple(runs), corpus.errors)
+    return LabResult(config, tuple(runs), (*corpus.errors, *failed))
 
 
 @dataclass(frozen=True, eq=False)

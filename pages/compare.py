@@ -8,7 +8,7 @@ import json
 
 import streamlit as st
 
-from lab import question_count, scored_on_training, uses_embeddings
+from lab import csv_text, question_count, scored_on_training, uses_embeddings
 from ui import cache, compare, draw, state
 
 settings = state.current()
@@ -70,7 +70,7 @@ st.dataframe(
 st.subheader("Export")
 draw.downloads(
     [
-        ("Per question (CSV)", result.frame().to_csv(index=False), "compare.csv", "text/csv"),
+        ("Per question (CSV)", csv_text(result.frame()), "compare.csv", "text/csv"),
         (
             "Comparison (JSON)",
             lambda: json.dumps({"corpus": corpus.name, **result.to_dict()}, indent=1),

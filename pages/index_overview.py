@@ -30,8 +30,10 @@ overview.outline_view(corpus)
 result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")
+tokens = f"{settings.tokenizer} tokens" if settings.tokenizer else None
+budget_note = f"budget = {settings.budget} {tokens}" if tokens else state.budget_note(settings)
 st.caption(
-    f"Chunk size L = {settings.size} characters; {state.budget_note(settings)}; "
+    f"Chunk size L = {settings.size} {tokens or 'characters'}; {budget_note}; "
     f"{draw.REFS_NOTE[settings.refs]}. Chars count the body a chunk covers; delivered counts "
     "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")
@@ -39,6 +41,11 @@ st.caption(
 draw.training_notices(corpus, settings.split, settings.chunkers)
 cache.parents_notice(corpus, settings.config)
 table = overview.index_table(result)
+if settings.tokenizer:
+    tokens = {
+        r.chunker: cache.index(corpus, settings.config, r.chunker).tokens for r in result.runs
+    }
+    table = overview.with_tokens(table, tokens)
 columns = overview.index_columns(
     int(table["chunks"].max()), sum(len(q.evidence) for q in corpus.questions)
 )
@@ -63,7 +70,10 @@ if chunker == POLICY_CHUNKER:
     info = corpus.info[doc]
     config = settings.config
     choice = corpus.policy.resolve(info.type, config.size, config.overlap, settings.dense)
-    st.caption(f"This document is a **{info.type}**: the policy cuts it with **{choice.chunker}**.")
+    st.caption(
+        f"This document is a **{draw.md_escape(info.type)}**: the policy cuts it with "
+        f"**{choice.chunker}**."  # a registered chunker: the policy refuses any other name
+    )
 if corpus.info[doc].format == "html":
     st.caption("An HTML document: the map shows its extracted text, where evidence is found.")
 

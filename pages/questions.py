@@ -44,7 +44,7 @@ else:
         st.button("Undo", on_click=questions.undo, args=(work,))
 
 editing = st.session_state.get(questions.EDITING)
-st.subheader(f"Edit {editing}" if editing else "Write a question")
+st.subheader(f"Edit {draw.md_escape(editing)}" if editing else "Write a question")
 questions.editor_fields(mine)
 marked, verdicts = st.columns(2, gap="large")
 with marked:
@@ -53,13 +53,13 @@ with marked:
 item, missing = questions.edited_item(work)
 with verdicts:
     if item is None:
-        st.caption(missing)
+        st.caption(draw.md_escape(missing))
     else:
         st.markdown("**How every chunker does on it**")
         questions.every_chunker(inputs, work, item, settings)
     row = st.container(horizontal=True)
     row.button(
-        f"Save {editing}" if editing else "Add question",
+        f"Save {draw.md_escape(editing)}" if editing else "Add question",
         type="primary",
         disabled=item is None,
         on_click=questions.keep_item,

@@ -7,7 +7,7 @@ import json
 
 import streamlit as st
 
-from lab import question_count
+from lab import csv_text, question_count
 from ui import cache, documents, draw, recall, state
 
 settings = state.current()
@@ -96,11 +96,11 @@ if len(corpus.split(settings.split)) > recall.MATRIX_QUESTIONS:
 st.subheader("Export")
 draw.downloads(
     [
-        ("Recall table (CSV)", table.to_csv(index=False), "recall.csv", "text/csv"),
-        ("Ranking depth (CSV)", depth.to_csv(index=False), "depth.csv", "text/csv"),
+        ("Recall table (CSV)", csv_text(table), "recall.csv", "text/csv"),
+        ("Ranking depth (CSV)", csv_text(depth), "depth.csv", "text/csv"),
         (
             "Per question (CSV)",
-            lambda: result.questions_frame().to_csv(index=False),
+            lambda: csv_text(result.questions_frame()),
             "questions.csv",
             "text/csv",
         ),

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from lab import DEFAULT_BUDGETS, DEFAULT_SIZES, scored_on_training
+from lab import DEFAULT_BUDGETS, DEFAULT_SIZES, csv_text, scored_on_training
 from ui import cache, choices, draw, state, sweeps
 
 settings = state.current()
@@ -84,7 +84,7 @@ sweeps.panels(
 st.subheader("Export")
 draw.downloads(
     [
-        ("Sweep (CSV)", frame.to_csv(index=False), "sweep.csv", "text/csv"),
+        ("Sweep (CSV)", csv_text(frame), "sweep.csv", "text/csv"),
         (
             "Sweep (JSON)",
             lambda: json.dumps({"settings": settings.params(), "rows": rows}),

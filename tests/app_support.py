@@ -62,6 +62,63 @@ def open_app(page: str | None = None, **query: str | list[str]) -> App:
     return app.run()
 
 
+# Markdown link and image syntax planted by the hostile-input tests (issue 22).
+LINK = "[Sign in](https://evil.example)"
+IMAGE = "![t](https://evil.example/pixel.png)"
+# Fields of an element that hold data, not markdown: a text box's value, a selectbox's options
+# (drawn as plain text), a dataframe's bytes, a code block, a download's file.
+DATA_FIELDS = {"value", "default", "data", "arrow_data", "code_text", "url", "raw_value"}
+PLAIN_OPTIONS = {"selectbox", "multiselect"}
+
+
+def markdown_texts(app) -> list[tuple[str, str]]:
+    """Every string of every element and block the app drew that Streamlit renders as markdown
+    (element type, text)."""
+    found: list[tuple[str, str]] = []
+
+    def strings(message, kind: str) -> None:
+        for field, value in message.ListFields():
+            name = field.name
+            if name in DATA_FIELDS or (name == "options" and kind in PLAIN_OPTIONS):
+                continue
+            single = isinstance(value, (str, bytes, int, float)) or hasattr(value, "ListFields")
+            values = [value] if single else list(value)
+            for item in values:
+                if isinstance(item, str):
+                    found.append((kind, item))
+                elif hasattr(item, "ListFields"):
+                    strings(item, kind)
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "ListFields"):
+            strings(proto, getattr(node, "type", type(node).__name__))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(app._tree)
+    return found
+
+
+def raw_links(app) -> list[tuple[str, str]]:
+    """The drawn texts where the planted link or image would render live: in markdown its
+    ``](`` or its address unescaped (an address alone autolinks); in HTML a tag naming it.
+    A dataframe's cells and column names are drawn as plain text."""
+    live = []
+    for kind, text in markdown_texts(app):
+        if kind == "dataframe":
+            continue
+        if kind == "html":
+            lowered = text.lower()
+            if "evil" in text and (
+                'href="https://evil' in lowered or 'src="https://evil' in lowered
+            ):
+                live.append((kind, text))
+        elif "](https://evil" in text or "https://evil" in text:
+            live.append((kind, text))
+    return live
+
+
 def tiny_cross_encoder(folder: Path, hidden_size: int = 16, layers: int = 1) -> Path:
     """Save an untrained BERT cross-encoder (one relevance label) with the bundled MiniLM
     tokenizer in ``folder``: a local reranker that loads offline in a second."""

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from app_support import open_app, tiny_cross_encoder
 
-from lab import LabConfig, build_corpus, embed, run_lab
+from lab import CHUNKERS, LabConfig, build_corpus, chunker_status, embed, run_lab
 from ui import compare
 from ui.cache import USER, USER_CORPUS_KEY, USER_INPUTS_KEY, handbook
 from ui.store import Inputs
@@ -175,10 +175,14 @@ def test_garbage_b_values_in_the_link_fall_back_with_a_notice():
 def test_a_bad_b_chunker_or_mode_is_named_with_the_one_value_b_takes():
     app = open_app(PAGE, b_chunker="nope", b_mode="zigzag")
     notices = [w.value for w in app.warning]
+    adapters = [c for c, s in CHUNKERS.items() if s.kind == "adapter" and chunker_status(c)[0]]
+    dense = ["semantic", *(c for c in adapters if CHUNKERS[c].dense)]
+    need = "needs" if len(dense) == 1 else "need"
     assert notices == [
         "Ignored **b_chunker=nope** from the link: expected one of fixed, sentence, structure, "
-        "qes-dp, qes-greedy, qes-retrieval, recursive, parent-child, table-rows, by-type "
-        "(semantic needs dense=true). Using **structure**.",
+        "qes-dp, qes-greedy, qes-retrieval, recursive, parent-child, table-rows, by-type"
+        + "".join(f", {c}" for c in adapters if not CHUNKERS[c].dense)
+        + f" ({', '.join(dense)} {need} dense=true). Using **structure**.",
         "Ignored **b_mode=zigzag** from the link: expected one of flat, graph (dense and hybrid "
         "need dense=true). Using **graph**.",
     ]

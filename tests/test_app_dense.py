@@ -8,7 +8,7 @@ import pytest
 from app_support import ALL_PAGES, open_app, tiny_cross_encoder
 from samples import DENSE_INSTALL, EMBEDDING_MODEL, LEXICAL_MODES, RERANKER_MODEL
 
-from lab import CHUNKERS, MODES, embed
+from lab import CHUNKERS, MODES, chunker_status, embed
 from ui import dense, draw, models
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
@@ -19,7 +19,8 @@ DENSE_OK, DENSE_STATUS = embed.dense_status()
 needs_dense = pytest.mark.skipif(
     not DENSE_OK, reason=f"dense retrieval unavailable: {DENSE_STATUS}"
 )
-DENSE_CHUNKERS = [c for c in CHUNKERS if CHUNKERS[c].dense]
+AVAILABLE = [c for c in CHUNKERS if chunker_status(c)[0]]  # other libraries' where installed
+DENSE_CHUNKERS = [c for c in AVAILABLE if CHUNKERS[c].dense]
 RANK_TABLE = ["chunk", "evidence", "BM25 rank", "dense rank", "fused rank", "RRF", "final rank"]
 PARENTS_NOTICE = ":material/crop_free:"  # ui.cache.parents_notice
 NOT_INSTALLED = f"sentence_transformers not installed: `{DENSE_INSTALL}` enables dense modes"
@@ -62,21 +63,22 @@ def local_reranker(models_folder, monkeypatch):
 @needs_dense
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_runs_with_every_mode_and_chunker(page):
-    chunkers = ["structure", *DENSE_CHUNKERS, "parent-child"] if "sweep" in page else list(CHUNKERS)
+    chunkers = ["structure", *DENSE_CHUNKERS, "parent-child"] if "sweep" in page else AVAILABLE
     app = open_app(page, dense="true", mode=list(MODES), chunker=chunkers)
     assert not app.exception
     # the one notice a page may give: parent-child's parents can outgrow the default budget
     assert {w.icon for w in app.warning} <= {PARENTS_NOTICE}
     assert settings(app).config.dense == EMBEDDING_MODEL
-    assert settings(app).modes == MODES and settings(app).chunkers == tuple(chunkers)
+    in_order = tuple(c for c in AVAILABLE if c in chunkers)  # the sidebar lists in registry order
+    assert settings(app).modes == MODES and settings(app).chunkers == in_order
     assert "dense=true" in app.sidebar.code[-1].value
 
 
 @needs_dense
 def test_recall_table_has_every_chunker_in_every_mode():
-    app = open_app("pages/recall_tables.py", dense="true", mode=list(MODES), chunker=list(CHUNKERS))
+    app = open_app("pages/recall_tables.py", dense="true", mode=list(MODES), chunker=AVAILABLE)
     table = app.dataframe[0].value
-    assert list(table["configuration"]) == draw.config_order(list(CHUNKERS), MODES, dense=True)
+    assert list(table["configuration"]) == draw.config_order(AVAILABLE, MODES, dense=True)
     assert (table["complete"] <= table["partial"]).all()
     assert any(f"dense embeddings: {EMBEDDING_MODEL}" in c.value for c in app.caption)
 
@@ -84,7 +86,7 @@ def test_recall_table_has_every_chunker_in_every_mode():
 @needs_dense
 def test_sweep_covers_the_dense_modes_and_chunkers():
     app = open_app(
-        "pages/sweep_charts.py", dense="true", mode=["dense", "hybrid"], chunker=DENSE_CHUNKERS
+        "pages/sweep_charts.py", dense="true", mode=["dense", "hybrid"], chunker=["semantic"]
     )
     assert not app.exception
     sweep = [b for b in app.get("download_button") if b.proto.label == "Sweep (CSV)"]
@@ -266,7 +268,9 @@ def test_dense_only_choices_wait_for_the_dense_toggle():
     app = open_app()
     assert "semantic" not in app.multiselect(key="chunker").options
     assert "parent-child" in app.multiselect(key="chunker").options
-    assert any("semantic needs dense embeddings" in c.value for c in app.sidebar.caption)
+    needing = ", ".join(DENSE_CHUNKERS)  # semantic, and chonkie-semantic where chonkie is here
+    verb = "needs" if len(DENSE_CHUNKERS) == 1 else "need"
+    assert any(f"{needing} {verb} dense embeddings" in c.value for c in app.sidebar.caption)
     assert settings(app).config.dense is None
 
 

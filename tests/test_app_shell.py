@@ -194,7 +194,7 @@ def test_url_notices_name_only_what_was_dropped():
     assert notices == [
         "Ignored **chunker=nope** from the link: expected one or more of "
         + ", ".join(chunker_options(dense=False))
-        + " (semantic needs dense=true). Using **fixed**."
+        + " (semantic, chonkie-semantic need dense=true). Using **fixed**."
     ]
 
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from ui.store import CorpusStore, Inputs, valid_digest
+from ui.store import CorpusStore, DamagedEntry, Inputs, valid_digest
 
 HARBOUR = Inputs({"harbour": "# Harbour\n\nBoats tie up at the quay.\n"}, '[{"id": "h1"}]')
 
@@ -95,11 +95,14 @@ def test_a_file_that_no_longer_matches_its_digest_is_dropped(tmp_path):
     digest = store.put(HARBOUR)
     path = tmp_path / f"{digest}.json"
     path.write_text(path.read_text().replace("quay", "pier"))
-    assert store.get(digest) is None
+    with pytest.raises(DamagedEntry):
+        store.get(digest)
     assert not path.exists()
+    assert store.get(digest) is None  # removed: now simply not kept
     broken = store.put(inputs(1))
     (tmp_path / f"{broken}.json").write_text("{not json")
-    assert store.get(broken) is None
+    with pytest.raises(DamagedEntry):
+        store.get(broken)
 
 
 def test_concurrent_writers_leave_whole_files_within_bounds(tmp_path):

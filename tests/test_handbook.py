@@ -41,7 +41,7 @@ MODES = ("flat", "graph")
 # The article's five chunkers (and the lab's defaults), in its order.
 ARTICLE_CHUNKERS = ("fixed", "sentence", "structure", "qes-dp", "qes-greedy")
 # Every chunker that runs without an embedding model (semantic needs one).
-KEYWORD_CHUNKERS = tuple(n for n, s in CHUNKERS.items() if not s.dense)
+KEYWORD_CHUNKERS = tuple(n for n, s in CHUNKERS.items() if not s.dense and s.kind == "lab")
 WINDOWED = ("fixed", "sentence")  # the article's "default chunkers": the tutorial windows
 CASES = {"hub": "q07", "vocabulary-gap": "q08", "stranded-heading": "q05", "limit-exception": "q04"}
 

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from samples import real_text
 
 from lab.evidence import KEY_WORDS, Locator, _combine, _run_hash
-from lab.qe import _NOT_SHALLOW, _shallow_json, cap_nesting
+from lab.jsonread import NOT_SHALLOW as _NOT_SHALLOW
+from lab.jsonread import cap_nesting
+from lab.jsonread import shallow as _shallow_json
 
 REAL = [
     *sorted(Path("/usr/share/common-licenses").glob("*")),

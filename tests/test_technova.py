@@ -26,7 +26,7 @@ from lab.text import tokenize
 
 ROOT = Path(__file__).resolve().parent.parent / "data" / "technova"
 MANIFEST = ROOT / "collection.json"
-LEXICAL = [name for name, spec in CHUNKERS.items() if not spec.dense]
+LEXICAL = [n for n, spec in CHUNKERS.items() if not spec.dense and spec.kind == "lab"]
 FLATTENED = ("fixed", "sentence")
 SPEC_QUESTIONS = ("t11", "t12", "t13", "t15", "t16")  # spec-table questions without a filter
 needs_model = pytest.mark.skipif(not dense_status()[0], reason=dense_status()[1])

@@ -82,12 +82,26 @@ def _bundled(
     try:
         corpus = load_corpus(doc, qe if stamps[1] is not None else None)
     except CorpusError as exc:
-        return None, f"{where}{doc.name} cannot be used: {exc}"
+        return None, f"{where}{doc.name} cannot be used: {_relative(str(exc), folder)}"
+    except OSError as exc:  # unreadable (permissions, a folder in its place): said, not raised
+        return None, _unreadable(where, exc, doc.name)
     if stamps[1] is None:
         return corpus, f"{where}{qe.name} is missing, so the handbook has no questions"
     if not corpus.questions and corpus.errors:
         return corpus, f"{where}{qe.name} cannot be used: {corpus.errors[0].message}"
     return corpus, None
+
+
+def _relative(message: str, folder: Path) -> str:
+    """``message`` with the server's path to the bundled ``folder`` cut to the folder's name:
+    a page shows where in the app a file is, never where the app is on the server."""
+    return message.replace(str(folder), folder.name)
+
+
+def _unreadable(where: str, exc: OSError, default: str) -> str:
+    """Which bundled file cannot be read, and why, without the server's folders."""
+    name = Path(exc.filename).name if exc.filename else default
+    return f"{where}{name} cannot be read ({exc.strerror or type(exc).__name__})"
 
 
 def _handbook() -> tuple[Corpus | None, str | None]:
@@ -122,7 +136,9 @@ def _collection(
     try:
         corpus = load_collection(manifest, parser=parser)
     except CorpusError as exc:
-        return None, f"{where} cannot be used: {exc}"
+        return None, f"{where} cannot be used: {_relative(str(exc), manifest.parent)}"
+    except OSError as exc:
+        return None, _unreadable(f"{manifest.parent.name}/", exc, manifest.name)
     if not corpus.questions and corpus.errors:
         return corpus, f"its questions cannot be used: {corpus.errors[0].message}"
     return corpus, None

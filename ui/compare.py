@@ -189,8 +189,8 @@ def edit_b(a: state.Settings, html: bool = False) -> state.Settings:
                     value=a.rerank,
                     key="b_rerank",
                     bind=state.BIND,
-                    help=f"Cross-encoder {a.rerank_model}, top {a.rerank_top} (set in the "
-                    "sidebar).",
+                    help=f"Cross-encoder {md_escape(a.rerank_model)}, top {a.rerank_top} "
+                    "(set in the sidebar).",
                 )
     b = replace(
         a,

@@ -12,6 +12,8 @@ uploaded documents and a collection manifest (:mod:`ui.uploads`) are kept there 
 
 from __future__ import annotations
 
+import contextlib
+
 import streamlit as st
 
 from lab import (
@@ -213,6 +215,13 @@ def reopen(digest: str) -> str | None:
         inputs = store.default_store().get(digest)
     except OSError:
         inputs = None
+    except store.DamagedEntry:
+        return (
+            f"The corpus this link names ({CORPUS_ID} {shown[:8]}…) was damaged on this server "
+            "(its file was cut short or changed), so it was removed. Showing the handbook "
+            "instead. Load its documents and questions again on **Your corpus**; the new link "
+            "carries it."
+        )
     if inputs is None:
         return (
             f"The corpus this link names ({CORPUS_ID} {shown[:8]}…) is no longer kept on this "
@@ -244,7 +253,12 @@ def use() -> None:
 
 
 def forget() -> None:
-    """Drop the user's corpus (the inputs stay) and go back to the handbook."""
+    """Drop the user's corpus and its kept copy, so its link no longer opens it (the inputs
+    on the page stay), and go back to the handbook."""
+    digest = cache.user_corpus_id()
+    if digest:
+        with contextlib.suppress(OSError, ValueError):
+            store.default_store().remove(digest)
     st.session_state.pop(cache.USER_CORPUS_KEY, None)
     st.session_state.pop(cache.USER_ID_KEY, None)
     st.session_state.pop(cache.USER_INPUTS_KEY, None)

@@ -157,7 +157,7 @@ def _offer_download(model: str, notes) -> None:
     )
     if not st.session_state.pop(DOWNLOAD_KEY, False):
         return
-    with st.spinner(f"Downloading {model}…"):
+    with st.spinner(f"Downloading {md_escape(model)}…"):
         failed = cache.download_reranker(model)
     if failed:
         notes.error(f"Download failed: {md_escape(failed)}", icon=":material/block:")

@@ -11,6 +11,7 @@ shows them until dismissed (:func:`show_notices`).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from lab import (
     REFERENCE_PLACEMENTS,
     SPLITS,
     LabConfig,
+    chunker_status,
     embed,
     reference_placement,
 )
@@ -39,6 +41,7 @@ SIZE_RANGE = (100, 4000)
 BUDGET_RANGE = (10, 1000)
 NOTICES_KEY = "url_notices"
 NEEDS_DENSE = "needs dense=true"
+NEED_DENSE = "need dense=true"
 EXPECTED = {
     "corpus": f"{cache.HANDBOOK}, {cache.TECHNOVA}, or {cache.USER} with the corpus_id of a "
     "corpus kept on this server",
@@ -72,12 +75,17 @@ NUMBERS = {  # the Compare page's B binds b_size and b_budget
 MULTI = {"chunker", "mode", "graph_edges"}  # parameters holding several values; others one
 FLAGS = {"headers", "filters", "heading_guard", "adaptive_budget", "dense", "late", "rerank"}
 OLD_REFS = {"true": True, "false": False}  # links from before placements: resolve_refs=
+_PLAIN_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 
 
 def chunker_options(dense: bool) -> list[str]:
     """Every registered chunker the sidebar can offer: those needing embeddings only when dense
-    retrieval is on."""
-    return [name for name, spec in CHUNKERS.items() if dense or not spec.dense]
+    retrieval is on, other libraries' only where they are installed."""
+    return [
+        name
+        for name, spec in CHUNKERS.items()
+        if (dense or not spec.dense) and chunker_status(name)[0]
+    ]
 
 
 def mode_options(dense: bool) -> tuple[str, ...]:
@@ -91,11 +99,15 @@ def expected(key: str, dense_ok: bool, dense: bool, single: bool = False) -> str
         return f"false: dense retrieval is not available here (`{embed.INSTALL_HINT}` enables it)"
     how_many = "one of " if single else "one or more of "
     if key == "chunker":
-        needing = [c for c in CHUNKERS if CHUNKERS[c].dense and not dense]
+        needing = [c for c in CHUNKERS if CHUNKERS[c].dense and not dense and chunker_status(c)[0]]
         return (
             how_many
             + ", ".join(chunker_options(dense))
-            + (f" ({', '.join(needing)} {NEEDS_DENSE})" if needing else "")
+            + (
+                f" ({', '.join(needing)} {NEEDS_DENSE if len(needing) == 1 else NEED_DENSE})"
+                if needing
+                else ""
+            )
         )
     if key == "mode" and single:
         modes = ", ".join(mode_options(dense))
@@ -126,8 +138,15 @@ def shown(text: str) -> str:
     return md_escape(links.shown(text))
 
 
+def shown_key(key: str) -> str:
+    """A parameter's name from the link: as is when it is a plain name (``b_size``), which no
+    markdown can hide in, else shortened and escaped like a value."""
+    return key if _PLAIN_NAME.fullmatch(key) else shown(key)
+
+
 def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str:
     """What cleaning the link (:func:`links.clean`) changed, in words."""
+    key = shown_key(fix.key)
     given = ", ".join(shown(v) for v in fix.given)
     now = md_escape(fix.used) if fix.used is not None else None
     if fix.key in EXPECTED:
@@ -137,17 +156,15 @@ def fix_notice(fix: links.Fix, settings: Settings, dense_ok: bool = True) -> str
         expect = f"a whole number from {low} to {high}"
     if fix.why == "repeated":
         return (
-            f"The link gives **{fix.key}** {len(fix.given)} times ({given}): a setting takes "
+            f"The link gives **{key}** {len(fix.given)} times ({given}): a setting takes "
             f"one value, so the last one counts: **{now}**."
         )
     if fix.why == "not a number":
         default = ", ".join(md_escape(v) for v in settings.params().get(fix.key, []))
         default = default or "its default"
-        return (
-            f"Ignored **{fix.key}={given}** from the link: expected {expect}. Using **{default}**."
-        )
+        return f"Ignored **{key}={given}** from the link: expected {expect}. Using **{default}**."
     verb = "Clamped" if fix.why == "clamped" else "Rounded"
-    return f"{verb} **{fix.key}={given}** from the link to **{now}**: expected {expect}."
+    return f"{verb} **{key}={given}** from the link to **{now}**: expected {expect}."
 
 
 def url_notices(
@@ -169,7 +186,7 @@ def url_notices(
         rejected = [v for v in given if not _accepted(name, v, used[name])]
         if not rejected:
             continue
-        bad = ", ".join(f"{key}={shown(v)}" for v in rejected)
+        bad = ", ".join(f"{shown_key(key)}={shown(v)}" for v in rejected)
         now = ", ".join(md_escape(v) for v in used[name]) or "none"
         notices.append(
             f"Ignored **{bad}** from the link: expected "

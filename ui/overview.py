@@ -36,6 +36,8 @@ INDEX_MAIN = (  # what decides retrieval first: in view on a 1280-pixel projecto
     "heading_starts",
     "mean_chars",
     "max_chars",
+    "mean_tokens",
+    "max_tokens",
     "label",
 )
 INDEX_MORE = (  # the rest, in a table of their own
@@ -69,6 +71,15 @@ def index_table(result: LabResult) -> pd.DataFrame:
     return as_percent(frame, ("evidence_intact", "heading_starts"))
 
 
+def with_tokens(table: pd.DataFrame, tokens: dict[str, list[int]]) -> pd.DataFrame:
+    """``table`` with each chunker's mean and max delivered tokens (``tokens``: per chunker,
+    its chunks' token counts), when sizes count tokens."""
+    table = table.copy()
+    table["mean_tokens"] = [sum(tokens[c]) / max(1, len(tokens[c])) for c in table["chunker"]]
+    table["max_tokens"] = [max(tokens[c], default=0) for c in table["chunker"]]
+    return table
+
+
 def shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return table[[c for c in columns if c in table]]
 
@@ -82,6 +93,12 @@ def index_columns(chunks: int, spans: int) -> dict:
         "label": st.column_config.TextColumn("Method"),
         "chunks": number("Chunks", width=70),
         "mean_chars": number("Mean chars", format="%.0f", width=88),
+        "mean_tokens": number(
+            "Mean tokens", format="%.0f", help="Tokens a chunk delivers, of the tokenizer in use."
+        ),
+        "max_tokens": number(
+            "Max tokens", help="The most tokens a chunk delivers (the budget counts these)."
+        ),
         "max_chars": number(
             "Max chars",
             width=82,

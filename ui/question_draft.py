@@ -100,7 +100,7 @@ def inputs_for(name: str) -> store.Inputs | None:
     if digest:
         try:
             kept = store.default_store().get(digest)
-        except OSError:
+        except (OSError, store.DamagedEntry):
             kept = None
     if kept is None:
         kept = corpus_input.inputs_of(

@@ -15,7 +15,7 @@ Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -26,6 +26,7 @@ from lab import (
     CHUNKERS,
     DEFAULT_BUDGETS,
     DEFAULT_CHUNKERS,
+    DEFAULT_SIZES,
     LEXICAL_MODES,
     POLICY_CHUNKER,
     REFERENCE_PLACEMENTS,
@@ -33,12 +34,14 @@ from lab import (
     Corpus,
     LabConfig,
     Question,
+    chunker_status,
     embed,
+    memory_over_budget,
 )
 from lab.formats import PARSERS
 from lab.rerank import DEFAULT_RERANKER
 
-from . import cache, cluster, corpus_input, dense, links
+from . import cache, cluster, corpus_input, dense, links, pipelines
 from .choices import LINK_KEY, URL_KEY
 from .draw import md_escape, question_label
 from .link_notices import (
@@ -115,6 +118,7 @@ class Settings:
     corpus_id: str | None = None  # the store digest of the user's corpus shown, when kept
     rerank_source: str | None = None  # the folder the chosen reranker was loaded from
     rerank_problem: str | None = None  # why the chosen reranker cannot be had: it is not used
+    tokenizer: str | None = None  # sizes, overlap and budget count its tokens (None: chars, words)
 
     @property
     def reranker(self) -> str | None:
@@ -137,6 +141,7 @@ class Settings:
             late=self.late,
             rerank=self.reranker,
             rerank_top=self.rerank_top,
+            tokenizer=self.tokenizer,
         )
 
     def params(self) -> dict[str, list[str]]:
@@ -161,6 +166,7 @@ class Settings:
             "rerank_top": [str(self.rerank_top)],
             "question": [self.question] if self.question else [],
             "corpus_id": [self.corpus_id] if self.corpus_id else [],
+            "tokenizer": [self.tokenizer or pipelines.CHARACTERS],
         }
 
     def link_params(self) -> dict[str, list[str]]:
@@ -185,6 +191,7 @@ def sidebar() -> Settings:
     st.session_state[URL_KEY] = url
     st.session_state[LINK_KEY] = {}
     reopened = corpus_input.from_link() if first_run else None
+    pipelines.server_config()  # the server's named pipelines, before any chunker is listed
     with st.sidebar:
         st.subheader("Experiment")
         corpus_name = st.selectbox("Corpus", cache.corpus_names(), key="corpus", bind=BIND)
@@ -203,8 +210,17 @@ def sidebar() -> Settings:
         )
         question = _question_picker(corpus.split(split) if corpus else (), first_run)
         methods = st.container()  # chunkers and modes, drawn once the dense toggle is read
+        counted = st.selectbox(
+            "Count sizes in",
+            pipelines.tokenizer_options(),
+            key="tokenizer",
+            bind=BIND,
+            help="Characters (chunk size) and words (budget), or the tokens of a tokenizer: then "
+            "chunk size, overlap and the budget all count its tokens.",
+        )
+        tokenizer = None if counted == pipelines.CHARACTERS else counted
         size = st.number_input(
-            "Chunk size L (characters)",
+            f"Chunk size L ({'tokens' if tokenizer else 'characters'})",
             *SIZE_RANGE,
             value=LabConfig.size,
             step=50,
@@ -212,7 +228,7 @@ def sidebar() -> Settings:
             bind=BIND,
         )
         budget = st.slider(
-            "Context budget (words)",
+            f"Context budget ({'tokens' if tokenizer else 'words'})",
             *BUDGET_RANGE,
             value=LabConfig.budget,
             step=10,
@@ -259,6 +275,7 @@ def sidebar() -> Settings:
         st.caption(cluster.where())
     with methods:
         chunkers, modes = _method_widgets(choice.on, corpus_chunkers(corpus))
+        pipelines.show_config_problems()
     choice = dense.check(choice, notes)
     offered = chunker_options(choice.on)
     corpus_id = cache.user_corpus_id() if corpus_name == cache.USER else None
@@ -286,7 +303,9 @@ def sidebar() -> Settings:
         corpus_id=corpus_id,
         rerank_source=choice.rerank_source,
         rerank_problem=choice.rerank_problem,
+        tokenizer=tokenizer,
     )
+    settings = _without_failing(settings, corpus, notes)
     if first_run:  # a corpus the link names but the store lost is said once, not twice
         lost = {"corpus", "question"} if reopened else set()  # the question was the lost one's
         checked = {k: v for k, v in url.items() if k not in lost}
@@ -320,6 +339,20 @@ def _read_adaptive_budget() -> None:
     if given and given[-1].strip().lower() == ADAPTIVE:
         del st.query_params["budget"]
         st.session_state[ADAPTIVE_KEY] = True
+
+
+def _without_failing(settings: Settings, corpus: Corpus | None, notes) -> Settings:
+    """``settings`` without the plugins that fail on the corpus, each said in ``notes``; the
+    other chunkers run."""
+    if corpus is None:
+        return settings
+    failed = pipelines.failing(corpus, settings.config)
+    for message in failed.values():
+        notes.warning(md_escape(message), icon=":material/extension_off:")
+    if not failed:
+        return settings
+    kept = tuple(c for c in settings.chunkers if c not in failed)
+    return replace(settings, chunkers=kept or tuple(c for c in DEFAULT_CHUNKERS if c in CHUNKERS))
 
 
 def _question_picker(questions: Sequence[Question], first_run: bool) -> str | None:
@@ -384,7 +417,10 @@ def _method_widgets(dense: bool, defaults: Sequence[str]) -> tuple[list[str], li
         bind=BIND,
         help="  \n".join(f"**{CHUNKERS[c].name}**: {CHUNKERS[c].description}" for c in offered),
     )
-    needing = [c for c in CHUNKERS if c not in offered]
+    needing = [c for c in CHUNKERS if c not in offered and chunker_status(c)[0]]
+    missing = pipelines.unavailable_note()
+    if missing:
+        st.caption(missing)
     if needing:
         verb = "needs" if len(needing) == 1 else "need"
         st.caption(
@@ -442,11 +478,34 @@ def _corpus_ready(settings: Settings, page: StreamlitPage) -> bool:
         shown = st.error if missing else st.warning
         what = "handbook" if settings.corpus == cache.HANDBOOK else f"{settings.corpus} collection"
         shown(f"The bundled {what} is incomplete: {md_escape(problem)}.", icon=":material/error:")
+    if not missing and page.url_path != corpus_input.PAGE:
+        return _fits_memory(settings, page)
     if not missing or page.url_path == corpus_input.PAGE:
         return True
     st.info("Every page needs a corpus: load your own document and questions.")
     st.page_link(
         f"pages/{corpus_input.PAGE}.py", label="Your corpus", icon=":material/upload_file:"
+    )
+    return False
+
+
+def _fits_memory(settings: Settings, page: StreamlitPage) -> bool:
+    """False, with why, when the smallest chunk size this page would index at makes an index
+    larger than the server's memory budget (``CHUNKING_LAB_MEMORY_MB``): refused before any
+    work, so one user cannot exhaust the server."""
+    sizes = [settings.size]
+    if page.url_path == "sweep_charts":
+        sizes += list(DEFAULT_SIZES)
+    if page.url_path == "compare":
+        sizes.append(int(st.session_state.get("b_size") or settings.size))
+    corpus = cache.corpus(settings.corpus)
+    problem = memory_over_budget([d.text for d in corpus.documents], min(sizes))
+    if problem is None:
+        return True
+    st.error(
+        f"This page was not run: {md_escape(problem)}. Raise the chunk size in the sidebar, "
+        "or load a shorter text on **Your corpus**.",
+        icon=":material/memory:",
     )
     return False
 

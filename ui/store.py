@@ -9,7 +9,8 @@ The folder is bounded by a number of corpora and a number of bytes; when a new c
 either, the least recently used ones (by file modification time, renewed on every read) are
 deleted first. A digest read from a link is checked to be 32 lowercase hex digits before it
 becomes a file name, so a link cannot name any other file. A file whose content no longer
-matches its digest is treated as missing and removed.
+matches its digest is removed, and :class:`DamagedEntry` says so; so are the temporary files
+of writes killed midway, once stale (they count towards the bytes until then).
 
 The folder is the environment variable ``CHUNKING_LAB_STORE``, by default
 ``~/.cache/chunking-lab/corpora``; ``CHUNKING_LAB_STORE_MB`` sets its size (default 256 MB).
@@ -21,18 +22,23 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import NamedTuple
+
+from lab import json_or_none
 
 STORE_ENV = "CHUNKING_LAB_STORE"
 SIZE_ENV = "CHUNKING_LAB_STORE_MB"
 DEFAULT_MB = 256
 DEFAULT_ENTRIES = 500
 DIGEST = re.compile(r"[0-9a-f]{32}")
+STALE_PART_SECONDS = 600  # a temporary file this old is a write that was killed, not one going on
 _LOCK = threading.Lock()  # one writer at a time within a server process
 
 
@@ -54,6 +60,11 @@ class Inputs(NamedTuple):
 
     def digest(self) -> str:
         return hashlib.sha256(self.encoded()).hexdigest()[:32]
+
+
+class DamagedEntry(Exception):
+    """The file kept under a digest was damaged (cut short, overwritten, not the inputs the
+    digest names); it has been removed."""
 
 
 def valid_digest(text: str) -> bool:
@@ -108,31 +119,44 @@ class CorpusStore:
 
     def get(self, digest: str) -> Inputs | None:
         """The inputs kept under ``digest``, or None when they are not (or no longer) here.
-        ValueError when ``digest`` is not a digest at all."""
+        :class:`DamagedEntry` when the file there was damaged (it is removed); ValueError when
+        ``digest`` is not a digest at all."""
         path = self._path(digest)
         try:
             data = path.read_bytes()
-        except OSError:
+        except FileNotFoundError:
             return None
-        try:
-            payload = json.loads(data)
-            manifest = payload.get("manifest")
-            if manifest is not None:
-                name, text = manifest
-                manifest = (str(name), str(text))
-            inputs = Inputs(dict(payload["documents"]), payload["qe"], manifest)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            inputs = None
+        except OSError:  # a folder in its place, or unreadable: nothing this store can use
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise DamagedEntry(digest) from None
+        inputs = _decoded(data)
         if inputs is None or inputs.digest() != digest:
             path.unlink(missing_ok=True)
-            return None
+            raise DamagedEntry(digest)
         with contextlib.suppress(OSError):  # deleted meanwhile: the inputs are read already
             os.utime(path)  # recently used
         return inputs
 
+    def remove(self, digest: str) -> None:
+        """Forget the inputs kept under ``digest``: a link naming it no longer opens them."""
+        self._path(digest).unlink(missing_ok=True)
+
     def _evict(self, keep: Path) -> None:
-        """Delete the least recently used files until the store is within its bounds."""
-        files = []
+        """Delete the least recently used files until the store is within its bounds. The
+        temporary files of killed writes (``*.part``) count towards the bytes, and are deleted
+        once stale."""
+        files, parts = [], 0
+        now = time.time()
+        for path in self.folder.glob("*.part"):
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            if now - stat.st_mtime > STALE_PART_SECONDS:
+                path.unlink(missing_ok=True)
+            else:
+                parts += stat.st_size
         for path in self.folder.glob("*.json"):
             try:
                 stat = path.stat()
@@ -140,7 +164,7 @@ class CorpusStore:
                 continue
             files.append((stat.st_mtime, path.name, stat.st_size, path))
         files.sort()
-        total = sum(size for _, _, size, _ in files)
+        total = parts + sum(size for _, _, size, _ in files)
         count = len(files)
         for _, _, size, path in files:
             if count <= self.max_entries and total <= self.max_bytes:
@@ -150,6 +174,23 @@ class CorpusStore:
             path.unlink(missing_ok=True)
             count -= 1
             total -= size
+
+
+def _decoded(data: bytes) -> Inputs | None:
+    """The inputs a store file holds, or None when it holds no such thing."""
+    try:
+        payload = json_or_none(data.decode("utf-8"))
+        manifest = payload.get("manifest")
+        if manifest is not None:
+            name, text = manifest
+            manifest = (str(name), str(text))
+        documents = dict(payload["documents"])
+        qe = payload["qe"]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in documents.items()):
+        return None
+    return Inputs(documents, qe if isinstance(qe, str) else None, manifest)
 
 
 def app_folder(variable: str, name: str) -> Path:
@@ -169,8 +210,14 @@ def default_folder() -> Path:
 
 def default_store() -> CorpusStore:
     """The app's store, as the environment configures it."""
+    return CorpusStore(default_folder(), max(1, int(megabytes(os.environ.get(SIZE_ENV)) * 1e6)))
+
+
+def megabytes(setting: str | None, default: float = DEFAULT_MB) -> float:
+    """A size in megabytes from an environment setting: ``default`` when it is unset, not a
+    number, not finite (``inf``, ``nan``) or not positive."""
     try:
-        megabytes = float(os.environ.get(SIZE_ENV) or DEFAULT_MB)
+        value = float(setting or default)
     except ValueError:
-        megabytes = DEFAULT_MB
-    return CorpusStore(default_folder(), max(1, int(megabytes * 1_000_000)))
+        return default
+    return value if math.isfinite(value) and value > 0 else default

@@ -11,7 +11,6 @@ files and manifest, so a link reopens it (:func:`restore` puts them back).
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -28,6 +27,7 @@ from lab import (
     build_collection,
     build_corpus,
     decode_text,
+    json_or_none,
     read_binary,
 )
 
@@ -127,10 +127,7 @@ def source_data(kept: str) -> str | bytes:
 
 
 def _is_manifest(text: str) -> bool:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return False
+    data = json_or_none(text)
     return isinstance(data, dict) and "documents" in data
 
 
@@ -138,13 +135,37 @@ def fill_collection(folder: Path, put_questions: Callable[[str], None]) -> None:
     """Keep a bundled collection's documents and manifest, and put its questions in the QE
     input (a button callback)."""
     clear()
+    errors = st.session_state[ERRORS] = []
     manifest_path = folder / "collection.json"
-    st.session_state[MANIFEST] = (manifest_path.name, manifest_path.read_text(encoding="utf-8"))
-    for path in _paths(st.session_state[MANIFEST][1]):
-        files()[path] = (folder / path).read_text(encoding="utf-8")
-    questions = json.loads(manifest_path.read_text(encoding="utf-8")).get("questions")
-    if questions:
-        put_questions((folder / questions).read_text(encoding="utf-8"))
+    text = _bundled_file(folder, manifest_path.name, errors)
+    if text is None:
+        return
+    st.session_state[MANIFEST] = (manifest_path.name, text)
+    for path in _paths(text):
+        document = _bundled_file(folder, path, errors)
+        if document is not None:
+            files()[path] = document
+    data = json_or_none(text)
+    questions = data.get("questions") if isinstance(data, dict) else None
+    if isinstance(questions, str):
+        qe = _bundled_file(folder, questions, errors)
+        if qe is not None:
+            put_questions(qe)
+
+
+def _bundled_file(folder: Path, path: str, errors: list[str]) -> str | None:
+    """A bundled file's text, or None with why in ``errors`` (missing or unreadable on this
+    server: the rest of the collection still fills in)."""
+    try:
+        return decode_text((folder / path).read_bytes(), f"The bundled file {path!r}")
+    except OSError as exc:
+        errors.append(
+            f"The bundled file {folder.name}/{path} cannot be read "
+            f"({exc.strerror or type(exc).__name__}); it was left out."
+        )
+    except CorpusError as exc:
+        errors.append(f"{exc} It was left out.")
+    return None
 
 
 def restore(documents: dict[str, str], listed: tuple[str, str] | None) -> None:
@@ -198,7 +219,8 @@ def build(inputs: store.Inputs, parser: str | None = None) -> Corpus:
 
 def _paths(text: str) -> list[str]:
     """The paths a manifest lists (its own checks report what is wrong with them)."""
-    items = json.loads(text).get("documents")
+    data = json_or_none(text)
+    items = data.get("documents") if isinstance(data, dict) else None
     if not isinstance(items, list):
         return []
     return [

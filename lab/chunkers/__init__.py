@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import chain, repeat
 
 import numpy as np
 
 from ..parse import Document, fast_constructor
 from . import (  # noqa: F401  (register the chunkers)
+    adapters,
     by_type,
     parent_child,
     qes_dp,
@@ -32,6 +34,7 @@ from .base import (
     Plan,
     Rendered,
     Training,
+    chunker_status,
     fitted_plan,
     reference_placement,
 )
@@ -48,7 +51,9 @@ __all__ = [
     "Rendered",
     "Training",
     "chunk_document",
+    "chunker_status",
     "reference_placement",
+    "token_sized_plan",
 ]
 
 
@@ -154,6 +159,45 @@ def reference_excerpt(
     return start, end
 
 
+MIN_SIZE = 20  # characters: the smallest L the lab's own chunkers are run with
+
+
+def token_sized_plan(spec: ChunkerSpec, doc: Document, params: Params) -> Plan:
+    """The plan of a chunker that counts characters, sized so that no body holds more than
+    ``params.size`` tokens of ``params.tokenizer``: the largest character size (found by
+    bisection between ``MIN_SIZE`` and ten characters a token) at which every body fits, the
+    overlap scaled with it. Where none fits, the plan at ``MIN_SIZE``."""
+    tokenizer, size, overlap = params.tokenizer, params.size, params.overlap
+
+    def plan_at(chars: int) -> tuple[Plan, bool]:
+        shared = replace(params, size=chars, overlap=overlap * chars // size, tokenizer=None)
+        plan = fitted_plan(spec, doc, shared)
+        counts = tokenizer.counts([doc.text[s:e] for s, e in plan.bodies])
+        return plan, max(counts, default=0) <= size
+
+    lo, hi = MIN_SIZE, max(MIN_SIZE, 10 * size)
+    best, fits = plan_at(hi)
+    if fits:
+        return best
+    best = None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        plan, fits = plan_at(mid)
+        if fits:
+            best, lo = plan, mid + 1
+        else:
+            hi = mid
+    return best if best is not None else plan_at(MIN_SIZE)[0]
+
+
+def plan_document(spec: ChunkerSpec, doc: Document, params: Params) -> Plan:
+    """``spec``'s plan of ``doc``: adapters and plugins measure with ``params.tokenizer``
+    themselves; the lab's own chunkers are sized to it by :func:`token_sized_plan`."""
+    if params.tokenizer is None or spec.kind != "lab":
+        return fitted_plan(spec, doc, params)
+    return token_sized_plan(spec, doc, params)
+
+
 def chunk_document(
     doc: Document,
     doc_index: int,
@@ -170,6 +214,7 @@ def chunk_document(
     doc_type: str = "other",
     policy=None,
     heading_guard: bool = False,
+    tokenizer=None,
 ) -> tuple[list[Chunk], Plan]:
     """Chunk one document with a registered chunker and build each chunk's delivered text.
 
@@ -180,12 +225,22 @@ def chunk_document(
     or "off"; ``resolve_refs`` is the older on/off switch (see ``reference_placement``).
     ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
     chooses by; ``heading_guard`` keeps the guarded chunkers (:data:`~lab.chunkers.guard.GUARDED`)
-    from cutting between a heading and its first unit."""
+    from cutting between a heading and its first unit. With a ``tokenizer``
+    (``lab.tokens.Tokenizer``), ``size`` and ``overlap`` count its tokens
+    (:func:`plan_document`)."""
     refs = reference_placement(refs, resolve_refs)
     params = Params(
-        size, overlap, training, refs != "off", embedder, doc_type, policy, heading_guard
+        size,
+        overlap,
+        training,
+        refs != "off",
+        embedder,
+        doc_type,
+        policy,
+        heading_guard,
+        tokenizer=tokenizer,
     )
-    plan = fitted_plan(CHUNKERS[chunker], doc, params)
+    plan = plan_document(CHUNKERS[chunker], doc, params)
     text = doc.text
     provisions = doc.provisions
     delivered_spans = plan.parents if plan.parents else plan.bodies

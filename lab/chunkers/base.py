@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -27,6 +28,10 @@ def reference_placement(refs: str = "delivered", resolve_refs: bool | None = Non
     if not resolve_refs:
         return "off"
     return "delivered" if refs == "off" else refs
+
+
+class ChunkerFailed(ValueError):
+    """A chunker the user brought (a plugin) failed, or returned what the lab cannot use."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +128,12 @@ class Params:
     doc_type: str = "other"
     policy: object | None = None
     heading_guard: bool = False
+    tokenizer: object | None = None  # lab.tokens.Tokenizer: size and overlap count its tokens
+
+    @property
+    def length(self) -> Callable[[str], int]:
+        """How long a text is in the unit ``size`` counts: its tokens, or ``len``."""
+        return len if self.tokenizer is None else self.tokenizer.count
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +164,7 @@ class Plan:
     parents: tuple[tuple[int, int], ...] | None = None
     rendered: Mapping[int, Rendered] | None = None
     cuts: tuple[int, ...] = ()  # where units longer than L were split (piece ends)
+    notes: tuple[str, ...] = ()  # what an adapter's library did that the ranges cannot show
 
 
 @dataclass(frozen=True)
@@ -167,6 +179,9 @@ class ChunkerSpec:
     overlap: bool = False  # uses the overlap parameter
     units: bool = True  # cuts on units (a unit longer than L is split into pieces first)
     rows: bool = False  # renders table rows itself: they reach it whole, however long
+    kind: str = "lab"  # "lab", "adapter" (another library's), "plugin" or "pipeline" (named)
+    requires: tuple[str, ...] = ()  # modules it imports (adapters)
+    install: str = ""  # the command that installs them
 
 
 CHUNKERS: dict[str, ChunkerSpec] = {}
@@ -183,17 +198,34 @@ def register(
     overlap: bool = False,
     units: bool = True,
     rows: bool = False,
+    kind: str = "lab",
+    requires: tuple[str, ...] = (),
+    install: str = "",
 ):
     """Register a planner ``plan(doc, params) -> Plan``.
 
     ``order`` places the chunker in listings (simplest first); ``dense`` chunkers need an
     embedder; ``overlap`` chunkers use the overlap parameter; ``units`` chunkers cut on unit
     boundaries and are given a document whose units all fit in ``L`` (:func:`fit_units`), but
-    for the table rows of a ``rows`` chunker, which splits those itself."""
+    for the table rows of a ``rows`` chunker, which splits those itself. ``kind`` says whose
+    chunker it is; ``requires`` lists the modules it needs and ``install`` the command that
+    brings them (where they are missing it is listed as unavailable: :func:`chunker_status`)."""
 
     def wrap(fn):
         CHUNKERS[name] = ChunkerSpec(
-            name, label, description, fn, supervised, order, dense, overlap, units, rows
+            name,
+            label,
+            description,
+            fn,
+            supervised,
+            order,
+            dense,
+            overlap,
+            units,
+            rows,
+            kind,
+            requires,
+            install,
         )
         ordered = sorted(CHUNKERS.values(), key=lambda spec: spec.order)
         CHUNKERS.clear()
@@ -201,6 +233,20 @@ def register(
         return fn
 
     return wrap
+
+
+def missing_modules(spec: ChunkerSpec) -> list[str]:
+    """The modules ``spec`` needs that are not importable here (no import happens)."""
+    return [m for m in spec.requires if importlib.util.find_spec(m) is None]
+
+
+def chunker_status(name: str) -> tuple[bool, str]:
+    """Whether the chunker ``name`` can run here, and if not, what to install."""
+    spec = CHUNKERS[name]
+    missing = missing_modules(spec)
+    if not missing:
+        return True, ""
+    return False, f"{name} needs {' and '.join(missing)}: `{spec.install}`"
 
 
 def unit_span(doc: Document, first: int, stop: int) -> tuple[int, int]:

@@ -25,7 +25,7 @@ from ..cluster import ClusterError, DistributedUnavailable, SchedulerUnreachable
 from ..embed import DenseUnavailable
 from ..problems import CorpusError
 from . import bench, compare, generate, importing, outline, runs
-from .common import Parser, say
+from .common import Parser, refuse_overwriting_inputs, register_pipelines, say
 
 COMMANDS = (runs, compare, bench, importing, generate, outline)
 
@@ -45,11 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 a broken question with
     ``compare --fail-on-broken``, 2 user error)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        register_pipelines(argv)
+    except ValueError as exc:
+        say("error", str(exc))
+        return 2
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0
     try:
+        refuse_overwriting_inputs(args)
         return args.handler(args)
     except (CorpusError, ValueError) as exc:
         say("error", str(exc))

@@ -4,6 +4,8 @@ configuration and corpus they describe, and how messages and output are written.
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,19 +20,26 @@ from .. import (
     REFERENCE_PLACEMENTS,
     SPLITS,
     Corpus,
+    CorpusError,
     LabCache,
     LabConfig,
+    decode_text,
+    json_or_none,
     load_collection,
     load_corpus,
+    memory_over_budget,
     parents_over_budget,
     training_warning,
     untrained_chunkers,
 )
 from ..adaptive import ADAPTIVE
+from ..chunkers import chunker_status
 from ..embed import DEFAULT_MODEL, DenseUnavailable
 from ..formats import PARSERS
+from ..plugins import CONFIG_ENV, config_path, load_config, load_plugin
 from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
 from ..run import embedder_for, reranker_for
+from ..tokens import get_tokenizer
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 DEFAULT_DOC = DATA / "handbook.md"
@@ -38,6 +47,7 @@ DEFAULT_QE = DATA / "handbook_qe.json"
 FORMATS = ("table", "json", "csv")
 MODE_CHOICES = {"both": LEXICAL_MODES, "all": MODES} | {m: (m,) for m in MODES}
 ALL = "all"
+ADAPTERS = "adapters"
 DEFAULTS = LabConfig()
 PARENT_CHILD = "parent-child"
 
@@ -51,15 +61,55 @@ class Parser(argparse.ArgumentParser):
 
 def chunker_list(value: str) -> tuple[str, ...]:
     names = [n.strip() for n in value.split(",") if n.strip()]
-    if names == [ALL]:
-        return (ALL,)
+    if names in ([ALL], [ADAPTERS]):
+        return tuple(names)
     unknown = [n for n in names if n not in CHUNKERS]
     if unknown or not names:
         got = repr(unknown[0]) if unknown else "nothing"
         raise argparse.ArgumentTypeError(
-            f"unknown chunker {got}; choose 'all' or a comma list of {', '.join(CHUNKERS)}"
+            f"unknown chunker {got}; choose 'all', 'adapters' or a comma list of "
+            f"{', '.join(CHUNKERS)}"
         )
     return tuple(names)
+
+
+def add_pipeline_options(p: argparse.ArgumentParser) -> None:
+    """``--plugin`` and ``--config``: chunkers the user brings. They are registered before the
+    rest of the command line is read (:func:`register_pipelines`), so ``--chunker`` knows them."""
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE:FUNCTION",
+        help="add FUNCTION(text, size, overlap) of MODULE as a chunker named after it; repeat "
+        "for several",
+    )
+    p.add_argument(
+        "--config",
+        metavar="PATH",
+        help=f"a chunking-lab.toml naming pipelines ([chunkers.NAME] adapter, size, overlap, "
+        f"tokenizer) and plugins (default: the file ${CONFIG_ENV} names)",
+    )
+
+
+def register_pipelines(argv: Sequence[str]) -> None:
+    """Register the plugins and the configuration file the command line (or the environment)
+    names; each one that cannot be added is one warning, the others are."""
+    pre = argparse.ArgumentParser(add_help=False)
+    add_pipeline_options(pre)
+    pre.add_argument("--download", action="store_true")
+    known, _ = pre.parse_known_args(argv)
+    for spec in known.plugin:
+        try:
+            load_plugin(spec)
+        except ValueError as err:
+            say("warning", str(err))
+    path = config_path(known.config)
+    if path is None:
+        return
+    _, problems = load_config(path, known.download)
+    for problem in problems:
+        say("warning", problem)
 
 
 def int_list(value: str) -> tuple[int, ...]:
@@ -137,10 +187,19 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
         "--chunker",
         action="append",
         type=chunker_list,
-        metavar="NAME[,NAME...]|all",
+        metavar="NAME[,NAME...]|all|adapters",
         help=f"chunkers to run, of {', '.join(CHUNKERS)} (default: {', '.join(DEFAULT_CHUNKERS)}; "
-        "all: every one, those needing embeddings only with --dense)",
+        "all: every one but the other libraries' (adapters: those), the ones needing "
+        "embeddings only with --dense)",
     )
+    p.add_argument(
+        "--tokenizer",
+        metavar="NAME",
+        help="count chunk size, overlap and budget in tokens of NAME: all-MiniLM-L6-v2 (bundled), "
+        "cl100k_base or o200k_base (tiktoken, files local), a folder with a tokenizer.json, or "
+        "a Hugging Face hub name (cached, or with --download)",
+    )
+    add_pipeline_options(p)
     p.add_argument(
         "--mode",
         choices=MODE_CHOICES,
@@ -221,7 +280,8 @@ def add_experiment_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--download",
         action="store_true",
-        help="allow fetching a hub reranker that is not in the local model cache",
+        help="allow fetching a hub reranker or tokenizer (or tiktoken's files) that is not on "
+        "this machine",
     )
     p.add_argument(
         "--rerank-top",
@@ -256,11 +316,15 @@ def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> La
     if args.rerank_top < 1:
         raise ValueError(f"--rerank-top must be at least 1, got {args.rerank_top}")
     usable = [c for c in CHUNKERS if args.dense or not CHUNKERS[c].dense]
+    groups = {
+        (ALL,): [c for c in usable if CHUNKERS[c].kind != "adapter"],
+        (ADAPTERS,): [c for c in usable if CHUNKERS[c].kind == "adapter" and chunker_status(c)[0]],
+    }
     defaults = DEFAULT_CHUNKERS + (POLICY_CHUNKER,) * (args.collection is not None)
     chosen = args.chunker or [defaults]
-    chunkers = tuple(
-        dict.fromkeys(n for names in chosen for n in (usable if names == (ALL,) else names))
-    )
+    chunkers = tuple(dict.fromkeys(n for names in chosen for n in groups.get(names, names)))
+    if args.tokenizer is not None:
+        get_tokenizer(args.tokenizer, args.download)  # says now why it cannot be loaded
     if args.dense is None:
         needs = [f"--mode {args.mode}"] if args.mode in ("dense", "hybrid", ALL) else []
         needs += [f"the {c} chunker" for c in chunkers if CHUNKERS[c].dense]
@@ -283,6 +347,7 @@ def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> La
         late=args.late,
         rerank=args.rerank,
         rerank_top=args.rerank_top,
+        tokenizer=args.tokenizer,
     )
 
 
@@ -303,7 +368,21 @@ def load_models(config: LabConfig, download: bool = False) -> None:
 
 
 def say(level: str, message: str) -> None:
-    print(f"{level}: {message}", file=sys.stderr)
+    """One ``level: message`` line on stderr. Characters a terminal would act on (escape
+    sequences, line breaks, bidirectional controls) are printed escaped (``\\x1b``, ``\\n``),
+    so an id or a question cannot recolour the terminal or forge an ``error:`` line."""
+    print(f"{level}: {printable(message)}", file=sys.stderr)
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (``str.isprintable``; the space
+    is) written as its Python escape."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
 
 
 def _read(args: argparse.Namespace) -> tuple[Corpus, Path | str]:
@@ -359,6 +438,14 @@ def load_corpus_of(args: argparse.Namespace) -> Corpus:
     return corpus
 
 
+def warn_memory(corpus: Corpus, sizes: Sequence[int]) -> None:
+    """One warning line when an index at the smallest of ``sizes`` would pass the memory budget
+    (``CHUNKING_LAB_MEMORY_MB``); the command still runs: this machine is the user's own."""
+    problem = memory_over_budget([d.text for d in corpus.documents], min(sizes))
+    if problem:
+        say("warning", problem[0].upper() + problem[1:])
+
+
 def warn_training(corpus: Corpus, split: str, chunkers: Sequence[str]) -> None:
     """One warning line when a supervised chunker is scored on its own train questions."""
     warning = training_warning(corpus, split, chunkers)
@@ -390,9 +477,80 @@ def warn_untrained(corpus: Corpus, chunkers: Sequence[str]) -> None:
 
 
 def emit(text: str, output: Path | None) -> None:
+    """``text`` to stdout, or to ``output`` whole or not at all: written to a temporary file
+    beside it, then renamed over it, so a full disk, a size limit or a kill mid-write leaves
+    any earlier result as it was."""
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    output.write_text(text, encoding="utf-8")
+    write_atomically(output, text.encode("utf-8"))
     say("note", f"wrote {output}")
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """``data`` as the content of ``path``, replacing it in one rename (POSIX ``rename(2)``
+    is atomic within a folder); the temporary file is removed when writing fails."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+INPUT_OPTIONS = ("doc", "qe", "collection", "source")
+OUTPUT_OPTIONS = ("output", "out")
+
+
+def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
+    """ValueError when ``--output`` (``--out``) names a file the command reads: a document,
+    the questions, a manifest or a file it lists."""
+    outputs = [getattr(args, name, None) for name in OUTPUT_OPTIONS]
+    outputs = [o for o in outputs if isinstance(o, Path)]
+    if not outputs:
+        return
+    inputs: list[Path] = []
+    for name in INPUT_OPTIONS:
+        value = getattr(args, name, None)
+        inputs += [v for v in (value if isinstance(value, list) else [value]) if v is not None]
+    collection = getattr(args, "collection", None)
+    if collection is not None:
+        inputs += listed_files(collection)
+    for output in outputs:
+        for given in inputs:
+            if _same_file(output, given):
+                option = "--out" if output is getattr(args, "out", None) else "--output"
+                raise ValueError(
+                    f"{option} {output} names an input file ({given}): writing there would "
+                    "overwrite it; choose another file"
+                )
+
+
+def listed_files(manifest: Path) -> list[Path]:
+    """The files a manifest names (documents and questions), beside it; none when it cannot
+    be read (its reader reports why)."""
+    try:
+        raw = json_or_none(decode_text(manifest.read_bytes(), str(manifest)))
+    except (OSError, CorpusError):
+        return []
+    if not isinstance(raw, dict):
+        return []
+    items = raw.get("documents") if isinstance(raw.get("documents"), list) else []
+    paths = [i.get("path") if isinstance(i, dict) else i for i in items]
+    paths.append(raw.get("questions"))
+    return [manifest.parent / p for p in paths if isinstance(p, str)]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except (OSError, RuntimeError):
+        return False

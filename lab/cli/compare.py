@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .. import LabConfig, compare, configure, setting_names
+from .. import LabConfig, compare, configure, csv_text, setting_names
 from .common import (
     add_experiment_options,
     emit,
@@ -14,6 +14,7 @@ from .common import (
     load_corpus_of,
     load_models,
     say,
+    warn_memory,
     warn_training,
     warn_untrained,
 )
@@ -73,6 +74,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     a, b = _sides(args)
     args.split = a.split
     corpus = load_corpus_of(args)
+    warn_memory(corpus, [a.size, b.size])
     warn_untrained(corpus, a.chunkers + b.chunkers)
     warn_training(corpus, a.split, a.chunkers + b.chunkers)
     for config in (a, b):
@@ -81,7 +83,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps({"corpus": corpus.name, **comparison.to_dict()}, indent=2) + "\n"
     elif args.format == "csv":
-        text = comparison.frame().to_csv(index=False)
+        text = csv_text(comparison.frame())
     else:
         text = compare_table(comparison, corpus)
     emit(text, args.output)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
-from .. import LabCache, run_lab, scored_on_training, sweep
+from .. import LabCache, csv_text, run_lab, scored_on_training, sweep
 from ..cluster import DistributedUnavailable, connected, distributed_status, local_cluster
 from ..run import DEFAULT_BUDGETS, DEFAULT_SIZES
 from ..training import MARK
@@ -22,6 +22,8 @@ from .common import (
     load_corpus_of,
     load_models,
     positive_int,
+    say,
+    warn_memory,
     warn_parents,
     warn_training,
     warn_untrained,
@@ -105,21 +107,36 @@ def _sweep_client(args: argparse.Namespace) -> tuple[AbstractContextManager, str
 def _cmd_run(args: argparse.Namespace) -> int:
     config = experiment_config(args)
     corpus = load_corpus_of(args)
+    warn_memory(corpus, [config.size])
     warn_untrained(corpus, config.chunkers)
     warn_training(corpus, config.split, config.chunkers)
     load_models(config, args.download)
     cache = LabCache()
     result = run_lab(corpus, config, cache=cache)
     warn_parents(corpus, config, cache)
+    for failed in result.errors[len(corpus.errors) :]:
+        say("warning", failed.message)
+    ran = dict.fromkeys(r.chunker for r in result.runs)
+    notes = {c: cache.index(corpus, config, c).notes for c in ran}
+    for chunker, rewritten in notes.items():
+        if rewritten:
+            say(
+                "note",
+                f"{chunker}: {len(rewritten)} chunks differ from the document's text (the "
+                "library rewrote them); each is delivered as its source range: "
+                f"{rewritten[0]}" + (" (all of them in the JSON)" if len(rewritten) > 1 else ""),
+            )
     if args.format == "json":
         data = result.to_dict()
+        for run in data["runs"]:
+            run["rewritten"] = list(notes[run["chunker"]])
         marked = scored_on_training(corpus, config.split, config.chunkers)
         for run in data["runs"]:
             if run["chunker"] in marked:
                 run[MARK.replace(" ", "_")] = True  # "scored_on_training_data"
         text = json.dumps(data, indent=2) + "\n"
     elif args.format == "csv":
-        text = result.metrics_frame().to_csv(index=False)
+        text = csv_text(result.metrics_frame())
     else:
         text = run_table(result, corpus)
     emit(text, args.output)
@@ -129,6 +146,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     config = experiment_config(args, args.sizes)
     corpus = load_corpus_of(args)
+    warn_memory(corpus, args.sizes or DEFAULT_SIZES)
     warn_untrained(corpus, config.chunkers)
     warn_training(corpus, config.split, config.chunkers)
     cluster, where = _sweep_client(args)
@@ -143,7 +161,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2) + "\n"
     elif args.format == "csv":
-        text = result.frame().to_csv(index=False)
+        text = csv_text(result.frame())
     else:
         at = config.budget if not config.adaptive else DEFAULTS.budget  # the fixed slice shown
         text = sweep_table(result, corpus, args.size, at)

@@ -82,17 +82,19 @@ def documents_table(corpus: Corpus, config: LabConfig) -> str:
 
 def budget_text(c: LabConfig) -> str:
     """The budget in words: "budget 120 words", or the adaptive budget's candidates."""
+    unit = f"{c.tokenizer} tokens" if c.tokenizer else "words"
     if c.adaptive:
-        return f"budget adaptive (per question, {min(c.adaptive_budgets)}-{c.words} words)"
-    return f"budget {c.budget} words"
+        return f"budget adaptive (per question, {min(c.adaptive_budgets)}-{c.words} {unit})"
+    return f"budget {c.budget} {unit}"
 
 
 def settings_note(c: LabConfig, dense: bool = True) -> str:
     """Size, budget, heading prefixes, reference placement, metadata filters when off, and
     dense options (unless ``dense`` is False: a side of a comparison that does not use them),
     in words."""
+    size = f"{c.tokenizer} tokens" if c.tokenizer else "chars"
     return (
-        f"size {c.size} chars, {budget_text(c)}, headers {on_off(c.headers)}, "
+        f"size {c.size} {size}, {budget_text(c)}, headers {on_off(c.headers)}, "
         f"references {c.refs}{'' if c.filters else ', metadata filters off'}"
         + (", heading guard on" if c.heading_guard else "")
         + (dense_note(c) if dense else "")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..decode import decode_text
+from ..jsonread import JsonError, loads
 from ..problems import InputError
 
 
@@ -56,13 +56,12 @@ def named(files: Mapping[str, bytes], *names: str) -> str | None:
 
 
 def json_of(text: str, path: str) -> object:
-    """``text`` parsed as JSON; a ``ValueError`` that says where it is not."""
+    """``text`` parsed as JSON (bounded: :func:`lab.jsonread.loads`); a ``ValueError`` that says
+    where it is not."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from None
+        return loads(text, path)[0]
+    except JsonError as exc:
+        raise ValueError(str(exc).rstrip(".")) from None
 
 
 def json_records(text: str, path: str) -> list[dict]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
+from ..jsonread import JsonError, loads
 from ..problems import InputError
 from .base import Imported, named, text_of
 
@@ -53,9 +53,9 @@ def read(files: Mapping[str, bytes], documents: Mapping[str, str]) -> Imported:
             )
             continue
         try:
-            references = json.loads(row["references"])
-        except json.JSONDecodeError as exc:
-            problems.append(InputError(f"its references are not JSON ({exc.msg}); left out", qid))
+            references = loads(row["references"], "its references")[0]
+        except JsonError as exc:
+            problems.append(InputError(f"{exc}".rstrip(".") + "; left out", qid))
             continue
         evidence = [
             {"text": r.get("content"), "start": r.get("start_index"), "doc": doc}

@@ -174,7 +174,7 @@ def bundled(of: Corpus) -> bool:
     ) or any(
         (shared := technova(parser)) is not None and of.digest == shared.digest
         for parser in PARSERS[1:]
-        if has_html(technova())
+        if has_html(of) and has_html(technova())
     )
 
 

@@ -29,7 +29,9 @@ a = compare.choose_a(settings, cache.lab(corpus, settings.config))
 if uses_embeddings(a.config):  # a BM25 side does not use the dense model: not named for it
     st.caption(state.retrieval_note(a, "A: "))
 b = compare.edit_b(a, html=cache.has_html(corpus))
-draw.training_notices(corpus, settings.split, tuple(dict.fromkeys(a.chunkers + b.chunkers)))
+draw.training_notices(
+    corpus, settings.split, tuple(dict.fromkeys(a.chunkers + b.chunkers)), settings.adaptive
+)
 corpus_b = corpus if b.parser == a.parser else cache.corpus(settings.corpus, b.parser)
 if corpus_b is None:
     st.error(f"The documents cannot be read with the {b.parser} parser.", icon=":material/error:")

@@ -38,7 +38,7 @@ st.caption(
     "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")
 )
-draw.training_notices(corpus, settings.split, settings.chunkers)
+draw.training_notices(corpus, settings.split, settings.chunkers, settings.adaptive)
 cache.parents_notice(corpus, settings.config)
 table = overview.index_table(result)
 if settings.tokenizer:

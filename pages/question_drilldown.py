@@ -40,7 +40,7 @@ else:
             f"the chunks of {len(kept)} of the {len(corpus.documents)} documents "
             f"({md_escape(', '.join(corpus.documents[d].name for d in kept)) or 'none'})."
         )
-    training_notices(corpus, settings.split, settings.chunkers)
+    training_notices(corpus, settings.split, settings.chunkers, settings.adaptive)
     cache.parents_notice(corpus, settings.config)
     drilldown.evidence_list(corpus, q)
 

@@ -26,7 +26,7 @@ if table["questions"].eq(0).all():
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-draw.training_notices(corpus, settings.split, settings.chunkers)
+draw.training_notices(corpus, settings.split, settings.chunkers, settings.adaptive)
 cache.parents_notice(corpus, settings.config)
 recall.headline(result)
 n = len(corpus.split(settings.split))

@@ -29,7 +29,7 @@ if not corpus.split(settings.split):
     st.info(f"This corpus has no {settings.split} questions: choose another split in the sidebar.")
     st.stop()  # the sidebar's share link is already drawn
 
-draw.training_notices(corpus, settings.split, settings.chunkers)
+draw.training_notices(corpus, settings.split, settings.chunkers, settings.adaptive)
 bar = st.progress(0.0, text="Sweeping…")
 rows = cache.sweep_rows(
     corpus,

@@ -32,3 +32,14 @@ def test_a_bad_guard_value_in_the_link_is_named():
     app = open_app("pages/recall_tables.py", heading_guard="maybe")
     assert not app.exception
     assert any("heading_guard=maybe" in w.value for w in app.warning)
+
+
+@pytest.mark.parametrize("page", ["pages/recall_tables.py", "pages/sweep_charts.py"])
+def test_an_adaptive_budget_scored_on_its_train_questions_says_so(page):
+    app = open_app(page, chunker=["fixed", "structure"], budget="adaptive", split="all")
+    assert not app.exception
+    assert any(
+        "adaptive budget is fitted on the 12 train questions" in w.value for w in app.warning
+    )
+    test_split = open_app(page, chunker=["fixed", "structure"], budget="adaptive")
+    assert not any("train questions" in w.value for w in test_split.warning)

@@ -700,6 +700,22 @@ def test_split_all_warns_and_marks_the_qes_rows_as_scored_on_training_data(capsy
     assert not any("scored_on_training_data" in r for r in run_json(capsys)["runs"])
 
 
+def test_an_adaptive_budget_on_the_train_questions_marks_every_chunker(capsys):
+    """The adaptive budget is fitted on the train questions: on a split that scores them too,
+    every chunker's results include that fit's training data, and say so."""
+    args = ("--split", "all", "--budget", "adaptive", "--chunker", "fixed,structure")
+    code, out, err = run_cli(capsys, "run", *args)
+    assert code == 0
+    assert "The adaptive budget is fitted on the 12 train questions" in err
+    data = run_json(capsys, *args)
+    assert {r["chunker"] for r in data["runs"] if r.get("scored_on_training_data")} == {
+        "fixed",
+        "structure",
+    }
+    code, out, err = run_cli(capsys, "run", "--budget", "adaptive", "--chunker", "fixed")
+    assert "training data" not in err + out  # the test split: the fit never saw them
+
+
 def test_parent_child_says_up_front_when_its_parents_cannot_fit_the_budget(capsys):
     """Issue 21, item 16: a parent spans up to 2 L characters, more words than a small budget
     holds; chunks that can never be retrieved are reported before the results."""

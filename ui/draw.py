@@ -81,19 +81,24 @@ UNTRAINED = "untrained: no train questions"
 ON_TRAINING = "scored on training data"
 
 
-def training_notices(corpus: Corpus, split: str, chunkers: Sequence[str]) -> None:
+def training_notices(
+    corpus: Corpus, split: str, chunkers: Sequence[str], adaptive: bool = False
+) -> None:
     """Warn when a supervised chunker has no train question to learn from in this corpus, or
-    when the split scores it on the train questions it learned from."""
+    when the split scores it (or the adaptive budget) on the train questions it learned from."""
     untrained_notice(corpus, chunkers)
-    warning = training_warning(corpus, split, chunkers)
+    warning = training_warning(corpus, split, chunkers, adaptive)
     if warning:
         st.warning(md_escape(warning), icon=":material/school:")
 
 
 def on_training(result: LabResult) -> set[str]:
-    """The chunkers of ``result`` scored on the train questions they learned from."""
+    """The chunkers of ``result`` scored on the train questions they (or the adaptive budget)
+    learned from."""
     if result.config.split not in TRAINING_SPLITS:
         return set()
+    if result.config.adaptive:
+        return {r.chunker for r in result.runs if any(q.split == "train" for q in r.questions)}
     return {r.chunker for r in result.runs if r.index.train_questions}
 
 

@@ -446,9 +446,12 @@ def warn_memory(corpus: Corpus, sizes: Sequence[int]) -> None:
         say("warning", problem[0].upper() + problem[1:])
 
 
-def warn_training(corpus: Corpus, split: str, chunkers: Sequence[str]) -> None:
-    """One warning line when a supervised chunker is scored on its own train questions."""
-    warning = training_warning(corpus, split, chunkers)
+def warn_training(
+    corpus: Corpus, split: str, chunkers: Sequence[str], adaptive: bool = False
+) -> None:
+    """One warning line when a supervised chunker (or the adaptive budget) is scored on its own
+    train questions."""
+    warning = training_warning(corpus, split, chunkers, adaptive)
     if warning:
         say("warning", warning)
 

@@ -76,7 +76,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     corpus = load_corpus_of(args)
     warn_memory(corpus, [a.size, b.size])
     warn_untrained(corpus, a.chunkers + b.chunkers)
-    warn_training(corpus, a.split, a.chunkers + b.chunkers)
+    warn_training(corpus, a.split, a.chunkers + b.chunkers, a.adaptive or b.adaptive)
     for config in (a, b):
         load_models(config, args.download)
     comparison = compare(corpus, a, b)

@@ -109,7 +109,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     corpus = load_corpus_of(args)
     warn_memory(corpus, [config.size])
     warn_untrained(corpus, config.chunkers)
-    warn_training(corpus, config.split, config.chunkers)
+    warn_training(corpus, config.split, config.chunkers, config.adaptive)
     load_models(config, args.download)
     cache = LabCache()
     result = run_lab(corpus, config, cache=cache)
@@ -130,7 +130,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         data = result.to_dict()
         for run in data["runs"]:
             run["rewritten"] = list(notes[run["chunker"]])
-        marked = scored_on_training(corpus, config.split, config.chunkers)
+        marked = scored_on_training(corpus, config.split, config.chunkers, config.adaptive)
         for run in data["runs"]:
             if run["chunker"] in marked:
                 run[MARK.replace(" ", "_")] = True  # "scored_on_training_data"
@@ -148,7 +148,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     corpus = load_corpus_of(args)
     warn_memory(corpus, args.sizes or DEFAULT_SIZES)
     warn_untrained(corpus, config.chunkers)
-    warn_training(corpus, config.split, config.chunkers)
+    warn_training(corpus, config.split, config.chunkers, config.adaptive)
     cluster, where = _sweep_client(args)
     if args.workers is None and args.scheduler is None:
         load_models(config, args.download)  # a cluster's workers load their own

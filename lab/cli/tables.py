@@ -114,7 +114,7 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
     )
     without = ("complete w/o filters", "partial w/o filters") if filtered and c.filters else ()
     untrained = set(untrained_chunkers(corpus, c.chunkers))
-    on_training = set(scored_on_training(corpus, c.split, c.chunkers))
+    on_training = set(scored_on_training(corpus, c.split, c.chunkers, c.adaptive))
 
     def name(chunker: str) -> str:
         if chunker in untrained:
@@ -298,7 +298,11 @@ def compare_table(c: Comparison, corpus: Corpus) -> str:
     )
     warning = f"Warning: {c.warning}\n" if c.warning else ""
     untrained = set(untrained_chunkers(corpus, c.a.chunkers + c.b.chunkers))
-    on_training = set(scored_on_training(corpus, c.a.split, c.a.chunkers + c.b.chunkers))
+    on_training = set(
+        scored_on_training(
+            corpus, c.a.split, c.a.chunkers + c.b.chunkers, c.a.adaptive or c.b.adaptive
+        )
+    )
 
     def side(config: LabConfig) -> str:
         chunker = config.chunkers[0]

@@ -25,6 +25,7 @@ from .config import LabConfig
 from .corpus import Corpus
 from .depth import Depth, ranking_depth
 from .embed import DEFAULT_MODEL
+from .leaders import Leaders, leaders
 from .metrics import Metrics, QuestionResult
 from .rerank import DEFAULT_RERANKER
 from .run import LabResult, run_lab
@@ -33,7 +34,6 @@ from .stats import (
     mcnemar_exact,
     mcnemar_interval,
     paired_bootstrap,
-    percent_text,
     wilson_interval,
 )
 
@@ -355,6 +355,10 @@ class Comparison:
     metrics_b: Metrics
     depth_a: Depth
     depth_b: Depth
+    # questions one side scored and the other did not (B reading its own corpus may not
+    # locate every question's evidence): left out of the comparison
+    only_a: tuple[str, ...] = ()
+    only_b: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -417,7 +421,23 @@ class Comparison:
             "verdict": self.verdict,
             "warning": self.warning,
             "depth": {"a": self.depth_a.as_dict(), "b": self.depth_b.as_dict()},
-        }
+        } | ({"only_a": list(self.only_a), "only_b": list(self.only_b)} if self.unmatched else {})
+
+    @property
+    def unmatched(self) -> str | None:
+        """Which questions only one side scored, in words (None when both scored the same)."""
+        if not self.only_a and not self.only_b:
+            return None
+        parts = [
+            f"{len(ids)} only {side} ({', '.join(ids[:5])}{', ...' if len(ids) > 5 else ''})"
+            for side, ids in (("A", self.only_a), ("B", self.only_b))
+            if ids
+        ]
+        return (
+            f"Compared on the {len(self.questions)} questions both sides scored; left out: "
+            + "; ".join(parts)
+            + " (their evidence was not found in the other side's reading)."
+        )
 
 
 def _config_dict(config: LabConfig) -> dict:
@@ -426,9 +446,10 @@ def _config_dict(config: LabConfig) -> dict:
     return {"label": label(config), **values}
 
 
-def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig) -> None:
+def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig, corpus_b: Corpus | None = None) -> None:
     """Raise ``ValueError`` unless A and B are two different configurations of one chunker and
-    one mode each that score the same, non-empty set of questions."""
+    one mode each that score the same, non-empty set of questions (B on ``corpus_b``, the same
+    documents read otherwise, when given: then the configurations may be equal)."""
     for side, config in (("A", a), ("B", b)):
         for what, values in (("chunker", config.chunkers), ("mode", config.modes)):
             if len(values) != 1:
@@ -441,7 +462,7 @@ def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig) -> None:
             f"A and B must score the same questions: A uses the {a.split} split, "
             f"B the {b.split} split"
         )
-    if a == b:
+    if a == b and (corpus_b is None or corpus_b.digest == corpus.digest):
         raise ValueError(
             f"A and B are the same configuration ({label(a)}): change one setting of B"
         )
@@ -455,13 +476,34 @@ def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig) -> None:
         )
 
 
-def compare_results(corpus: Corpus, a: LabResult, b: LabResult) -> Comparison:
-    """Compare the single runs of two results on the same questions."""
-    check_pair(corpus, a.config, b.config)
+def compare_results(
+    corpus: Corpus,
+    a: LabResult,
+    b: LabResult,
+    corpus_b: Corpus | None = None,
+    parsers: tuple[str, str] | None = None,
+) -> Comparison:
+    """Compare the single runs of two results on the same questions. With ``corpus_b`` (B's
+    own reading of the documents, ``parsers`` naming A's and B's), questions are matched by
+    id and those only one side scored are left out, named in ``only_a`` and ``only_b``."""
+    check_pair(corpus, a.config, b.config, corpus_b)
     ra, rb = a.runs[0].questions, b.runs[0].questions
-    if [q.id for q in ra] != [q.id for q in rb]:
-        raise ValueError("A and B were scored on different questions")
-    text = {q.id: q.question for q in corpus.questions}
+    only_a = only_b = ()
+    if corpus_b is None:
+        if [q.id for q in ra] != [q.id for q in rb]:
+            raise ValueError("A and B were scored on different questions")
+    else:
+        ids_a, ids_b = {q.id for q in ra}, {q.id for q in rb}
+        only_a = tuple(q.id for q in ra if q.id not in ids_b)
+        only_b = tuple(q.id for q in rb if q.id not in ids_a)
+        by_id = {q.id: q for q in rb}
+        ra = [q for q in ra if q.id in by_id]
+        rb = [by_id[q.id] for q in ra]
+        if not ra:
+            raise ValueError("A and B have no question in common to compare on")
+    text = {
+        q.id: q.question for q in (*(corpus_b.questions if corpus_b else ()), *corpus.questions)
+    }
     questions = tuple(
         QuestionChange(
             x.id,
@@ -476,7 +518,10 @@ def compare_results(corpus: Corpus, a: LabResult, b: LabResult) -> Comparison:
     return Comparison(
         a=a.config,
         b=b.config,
-        differences=differences(a.config, b.config),
+        differences=(
+            (Difference("parser", *parsers),) if parsers and parsers[0] != parsers[1] else ()
+        )
+        + differences(a.config, b.config),
         questions=questions,
         complete=_measure("complete", ra, rb),
         partial=_measure("partial", ra, rb),
@@ -484,6 +529,8 @@ def compare_results(corpus: Corpus, a: LabResult, b: LabResult) -> Comparison:
         metrics_b=b.runs[0].metrics,
         depth_a=ranking_depth(ra),
         depth_b=ranking_depth(rb),
+        only_a=only_a,
+        only_b=only_b,
     )
 
 
@@ -494,62 +541,26 @@ def _measure(measure: str, a: Sequence[QuestionResult], b: Sequence[QuestionResu
 
 
 def compare(
-    corpus: Corpus, a: LabConfig, b: LabConfig, cache: LabCache | None = None
+    corpus: Corpus,
+    a: LabConfig,
+    b: LabConfig,
+    cache: LabCache | None = None,
+    *,
+    corpus_b: Corpus | None = None,
+    cache_b: LabCache | None = None,
+    parsers: tuple[str, str] | None = None,
 ) -> Comparison:
     """Run A and B (one chunker and one mode each) on the corpus's questions of their split and
-    compare them question by question."""
-    check_pair(corpus, a, b)
+    compare them question by question; with ``corpus_b``, B runs on it (the same documents read
+    with another parser, ``parsers`` naming A's and B's reading) and questions match by id."""
+    check_pair(corpus, a, b, corpus_b)
     cache = cache or LabCache()
-    return compare_results(corpus, run_lab(corpus, a, cache=cache), run_lab(corpus, b, cache=cache))
-
-
-@dataclass(frozen=True)
-class Leaders:
-    """The configurations at the top of one measure, and those within one question of them."""
-
-    measure: str
-    value: float
-    interval: tuple[float, float]
-    questions: int
-    best: tuple[tuple[str, str], ...]  # (chunker, mode) of every configuration at the top
-    near: tuple[tuple[str, str], ...]  # one question below the top
-
-    def summary(self) -> str:
-        """ "77%: structure · graph; 1 configuration is within one question of it"."""
-        names = ", ".join(f"{c} · {m}" for c, m in self.best)
-        text = f"{percent_text(self.value, self.questions)}: {names}"
-        if len(self.best) > 1:
-            text += f" ({len(self.best)} configurations tie)"
-        if self.near:
-            k = len(self.near)
-            it = "them" if len(self.best) > 1 else "it"
-            text += f"; {k} configuration{'s are' if k != 1 else ' is'} within one question of {it}"
-        return text
-
-
-def leaders(result: LabResult, measure: str = "complete") -> Leaders | None:
-    """Ties and near-ties at the top of ``measure`` ("complete" or "partial") recall: with 13
-    questions one question is 7.7 points, so configurations a question apart are not told apart.
-    None without runs or questions."""
-    if measure not in MEASURES:
-        raise ValueError(f"measure must be one of {', '.join(MEASURES)}, got {measure!r}")
-    counts = [
-        (sum(getattr(q, measure) for q in r.questions), (r.chunker, r.mode))
-        for r in result.runs
-        if r.questions
-    ]
-    if not counts:
-        return None
-    n = len(result.runs[0].questions)
-    top = max(k for k, _ in counts)
-    return Leaders(
-        measure=measure,
-        value=top / n,
-        interval=wilson_interval(top, n),
-        questions=n,
-        best=tuple(name for k, name in counts if k == top),
-        near=tuple(name for k, name in counts if k == top - 1),
-    )
+    if corpus_b is None:
+        return compare_results(
+            corpus, run_lab(corpus, a, cache=cache), run_lab(corpus, b, cache=cache)
+        )
+    result_b = run_lab(corpus_b, b, cache=cache_b or LabCache())
+    return compare_results(corpus, run_lab(corpus, a, cache=cache), result_b, corpus_b, parsers)
 
 
 __all__ = [

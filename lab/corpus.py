@@ -75,6 +75,8 @@ class Corpus:
     info: tuple[DocumentInfo, ...]
     policy: Policy = DEFAULT
     title: str | None = None  # a manifest's name
+    # per document, the offsets in the file as given of the CRs its line endings lost
+    removed: tuple[tuple[int, ...], ...] = ()
 
     def __hash__(self) -> int:
         return hash(self.digest)
@@ -235,6 +237,8 @@ def _read_documents(
                     raise CorpusError(
                         f"Document {name!r} nests its markup too deeply to be read."
                     ) from None
+                if FORMATS[format].extracted:
+                    crs = []  # its text is the extracted one: the file's CRs are not in it
                 if source.headings and not FORMATS[format].patterns:
                     errors.append(
                         InputError(
@@ -364,6 +368,7 @@ def build_corpus(
         tuple(infos),
         policy,
         title,
+        tuple(tuple(crs) for crs in removed),
     )
 
 

@@ -74,6 +74,19 @@ def shift_offset(offset: int, removed: list[int]) -> int:
     return offset - bisect_left(removed, offset)
 
 
+def original_offset(offset: int, removed: list[int] | tuple[int, ...]) -> int:
+    """The offset in the original text of ``offset`` in the text with the ``removed``
+    characters taken out (the inverse of :func:`shift_offset`)."""
+    lo, hi = 0, len(removed)
+    while lo < hi:  # removed CRs whose LF lands before ``offset`` once they are gone
+        mid = (lo + hi) // 2
+        if removed[mid] - mid < offset:
+            lo = mid + 1
+        else:
+            hi = mid
+    return offset + lo
+
+
 MAX_FILE_BYTES = 20_000_000  # 5 M characters (the document limit) of UTF-8 take at most this
 
 

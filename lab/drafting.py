@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .corpus import build_corpus
-from .decode import decode_text
+from .decode import decode_text, original_offset
 from .evidence import preview
 from .importers.base import train_share
 from .problems import CorpusError
@@ -370,19 +370,7 @@ def locate_drafts(texts: Mapping[str, str], items: list[dict]) -> list[tuple[dic
             document = corpus.documents[e.doc]
             pinned = {"doc": document.name, "text": document.text[e.start : e.end]}
             if repeated:
-                pinned["start"] = original_offset(texts[document.name], e.start)
+                pinned["start"] = original_offset(e.start, corpus.removed[e.doc])
             evidence.append(pinned)
         out.append(({**entry, "evidence": evidence}, None))
     return out
-
-
-def original_offset(text: str, offset: int) -> int:
-    """The offset in ``text`` as given of ``offset`` in its line-normalised form (a CRLF counts
-    as one character there), so a pinned start counts in the file as given, as the loader
-    reads it."""
-    seen = 0
-    for m in re.finditer("\r\n", text):
-        if m.start() - seen >= offset:
-            break
-        seen += 1
-    return offset + seen

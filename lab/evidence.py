@@ -13,7 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .decode import shift_offset
+from .decode import original_offset, shift_offset
 from .parse import Document
 from .problems import InputError
 
@@ -235,6 +235,20 @@ class Locator:
         return self._span(i, len(flat_needle), to_flat)
 
 
+def _unpinned(text: str, pinned: int, qid: str, locator: Locator, removed: list[int]) -> InputError:
+    """The warning for a pinned start the evidence is not at: where it does occur (counted as
+    the pin is), and that the first occurrence is used instead."""
+    found = locator.find_all(text, limit=4) or locator.find_all(text, limit=4, folded=True)
+    where = ", ".join(str(original_offset(s, removed)) for s, _ in found[:3])
+    more = ", ..." if len(found) > 3 else ""
+    occurs = f"; it occurs at {where}{more}" if found else ""
+    return InputError(
+        f"evidence {preview(text)!r} is not at start {pinned}{occurs}; using the first occurrence.",
+        qid,
+        "warning",
+    )
+
+
 def preview(text: str, words: int = 6) -> str:
     parts = text.split()
     head = " ".join(parts[:words])
@@ -317,14 +331,7 @@ def locate(
             if span is not None:
                 break
         if span is None:
-            errors.append(
-                InputError(
-                    f"evidence {preview(text)!r} is not at start {pinned}; "
-                    "using the first occurrence.",
-                    qid,
-                    "warning",
-                )
-            )
+            errors.append(_unpinned(text, pinned, qid, locator, removed))
     if span is None:
         for folded in (False, True):
             found = locator.find_all(text, limit=2, folded=folded)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .corpus import Corpus
+from .decode import original_offset
 
 MARKABLE = ("sentence", "row", "code")
 KIND_NAMES = {"sentence": "sentence", "row": "table row", "code": "code"}
@@ -105,9 +106,11 @@ def readable(text: str, kind: str = "sentence") -> str:
 
 
 def entry(corpus: Corpus, doc: int, start: int, end: int) -> dict:
-    """The evidence entry for ``[start, end)`` of document ``doc``: its text, pinned there."""
+    """The evidence entry for ``[start, end)`` of document ``doc``: its text, pinned there (the
+    start counted in the file as given, as the loader reads it: a CRLF counts as two)."""
     document = corpus.documents[doc]
-    return {"doc": document.name, "text": document.text[start:end], "start": start}
+    pinned = original_offset(start, corpus.removed[doc]) if corpus.removed else start
+    return {"doc": document.name, "text": document.text[start:end], "start": pinned}
 
 
 def anywhere(corpus: Corpus, ev) -> dict:

@@ -28,18 +28,30 @@ if not corpus.split(settings.split):
 a = compare.choose_a(settings, cache.lab(corpus, settings.config))
 if uses_embeddings(a.config):  # a BM25 side does not use the dense model: not named for it
     st.caption(state.retrieval_note(a, "A: "))
-b = compare.edit_b(a)
+b = compare.edit_b(a, html=cache.has_html(corpus))
 draw.training_notices(
     corpus, settings.split, tuple(dict.fromkeys(a.chunkers + b.chunkers)), settings.adaptive
 )
-if a.config == b.config:
-    st.info("B is the same as A: change one of B's settings to compare.", icon=":material/info:")
+corpus_b = corpus if b.parser == a.parser else cache.corpus(settings.corpus, b.parser)
+if corpus_b is None:
+    st.error(f"The documents cannot be read with the {b.parser} parser.", icon=":material/error:")
+    st.stop()
+if a.config == b.config and corpus_b.digest == corpus.digest:
+    st.info(
+        "B is the same as A: change one of B's settings to compare."
+        if b.parser == a.parser
+        else f"The {a.parser} and {b.parser} parsers read these documents alike: change "
+        "another of B's settings to compare.",
+        icon=":material/info:",
+    )
     st.stop()
 
-result = cache.comparison(corpus, a.config, b.config)
+result = cache.comparison(corpus, a.config, b.config, corpus_b, (a.parser, b.parser))
 compare.differences_note(
     result, scored_on_training(corpus, settings.split, a.chunkers + b.chunkers)
 )
+if result.unmatched:
+    st.info(draw.md_escape(result.unmatched), icon=":material/rule:")
 compare.summary(result)
 draw.chart(cache.spec(compare.recall_chart), stretch=False, rows=compare.recall_data(result))
 

@@ -390,3 +390,37 @@ def test_pdf_and_docx_uploads_load_and_an_unreadable_pdf_is_named():
     docs = report.documents.set_index("document")
     assert list(docs.index) == ["spec.pdf", "zstd.docx"]
     assert list(docs["format"]) == ["pdf", "docx"]
+
+
+def test_the_html_parser_is_a_sidebar_setting_of_a_corpus_with_html_only():
+    at = on("pages/index_overview.py", parser="page")
+    assert not at.exception, at.exception
+    assert at.sidebar.radio(key="parser").value == "page"
+    assert "parser=page" in at.sidebar.code[-1].value
+    handbook = open_app("pages/index_overview.py", parser="page")
+    assert not [r for r in handbook.sidebar.radio if r.key == "parser"]
+    assert [w.value for w in handbook.warning] == [
+        "Ignored **parser=page** from the link: expected main or page (how HTML is read), for "
+        "a corpus with HTML documents. Using **main**."
+    ]
+    assert "parser" not in handbook.sidebar.code[-1].value
+
+
+def test_a_parser_the_link_cannot_take_is_named_and_main_is_used():
+    at = on("pages/index_overview.py", parser="browser")
+    assert not at.exception, at.exception
+    assert at.sidebar.radio(key="parser").value == "main"
+    assert any("Ignored **parser=browser**" in w.value for w in at.warning)
+
+
+def test_your_html_corpus_read_as_the_whole_page_has_the_navigations_question():
+    from test_app_compare import open_on_spec
+
+    main = open_on_spec("pages/question_drilldown.py")
+    assert not main.exception, main.exception
+    assert main.selectbox(key="question").options[0].startswith("body")
+    page = open_on_spec("pages/question_drilldown.py")
+    page.sidebar.radio(key="parser").set_value("page").run()
+    assert not page.exception, page.exception
+    assert page.selectbox(key="question").options[0].startswith("nav")
+    assert "parser=page" in page.sidebar.code[-1].value

@@ -1,12 +1,17 @@
 """AppTest of the Compare page: A from the sidebar, B's settings in the URL, the verdict, the
 per-question table with drill-down links, bad links and bad pairs."""
 
+import json
+from pathlib import Path
+
 import pytest
 from app_support import open_app, tiny_cross_encoder
 
 from lab import CHUNKERS, LabConfig, build_corpus, chunker_status, embed, run_lab
 from ui import compare
-from ui.cache import USER, USER_CORPUS_KEY, handbook
+from ui.cache import USER, USER_CORPUS_KEY, USER_INPUTS_KEY, handbook
+from ui.store import Inputs
+from ui.uploads import build
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
@@ -344,3 +349,64 @@ def test_compare_opens_on_the_chunker_whose_modes_disagree():
     chosen = open_app(PAGE, a_chunker="fixed")  # a link's choice wins
     assert chosen.selectbox(key="a_chunker").value == "fixed"
     assert compare.telling_chunker(run_lab(handbook(), LabConfig())) == "structure"
+
+
+SPEC = (
+    Path(__file__).resolve().parent / "data" / "real" / "formats" / "shared-mime-info-spec-ch2.html"
+)
+SPEC_QE = json.dumps(
+    {
+        "questions": [
+            {"id": "nav", "question": "Where next?", "evidence": ["Prev | Home | Next"]},
+            {
+                "id": "body",
+                "question": "What was clear about the differences between the databases?",
+                "evidence": ["the differences between the databases were simply a result"],
+            },
+            {
+                "id": "override",
+                "question": "How should a distribution add MIME entries for other software?",
+                "evidence": ["by means of the Override.xml mentioned in Section 2.1"],
+            },
+        ]
+    }
+)
+
+
+def open_on_spec(page=PAGE, **query):
+    """The app on a user corpus of a real DocBook HTML chapter (navigation header and footer)."""
+    inputs = Inputs({"spec.html": SPEC.read_text(encoding="utf-8")}, SPEC_QE)
+    app = open_app(page, **query)
+    app.session_state[USER_CORPUS_KEY] = build(inputs)
+    app.session_state[USER_INPUTS_KEY] = inputs
+    app.run()
+    app.selectbox(key="corpus").select(USER).run()
+    return app
+
+
+def test_b_reads_the_html_with_the_other_parser_and_questions_match_by_id():
+    app = open_on_spec(b_parser="page")
+    assert not app.exception, app.exception
+    assert app.radio(key="parser").value == "main"
+    assert app.selectbox(key="b_parser").value == "page"
+    assert "B changes: parser (main → page)" in markdown(app)
+    rows = question_rows(app)
+    assert sorted(rows["id"]) == ["body", "override"]  # nav only exists in the whole page
+    infos = " ".join(i.value for i in app.info).replace("\\", "")
+    assert "left out: 1 only B (nav)" in infos
+    assert "b_parser=page" in share_link(app)
+    assert all("parser=page" in link for link in rows["drill-down B"])
+    assert not any("parser=" in link for link in rows["drill-down A"])
+
+
+def test_bs_parser_is_offered_only_for_a_corpus_with_html():
+    app = open_app(PAGE)
+    assert not [s for s in app.selectbox if s.key == "b_parser"]
+    assert not [r for r in app.sidebar.radio if r.key == "parser"]
+
+
+def test_a_and_b_on_technovas_html_read_alike_say_so():
+    # TechNova's HTML page has no navigation: both parsers read the same text.
+    app = open_app(PAGE, corpus="technova", b_parser="page", b_mode="flat")
+    assert not app.exception, app.exception
+    assert "read these documents alike" in " ".join(i.value for i in app.info)

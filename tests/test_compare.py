@@ -22,7 +22,7 @@ from lab import (
     uses_embeddings,
 )
 from lab.cli.tables import settings_note
-from lab.compare import Transitions, fewest_significant
+from lab.compare import Transitions, check_pair, fewest_significant
 from lab.depth import found_at
 from lab.metrics import EvidenceResult, QuestionResult
 from lab.stats import mcnemar_interval
@@ -419,3 +419,36 @@ def test_a_side_names_the_dense_model_only_when_it_uses_it():
     for changed in ("mode=hybrid", "mode=graph", "chunker=semantic", "late=true"):
         assert uses_embeddings(configure(dense, changed)), changed
     assert not uses_embeddings(replace(dense, modes=("graph",), dense=None))
+
+
+def test_b_may_read_the_documents_with_another_parser_and_questions_match_by_id():
+    spec = Path(__file__).resolve().parent / "data" / "real" / "formats"
+    raw = (spec / "shared-mime-info-spec-ch2.html").read_text(encoding="utf-8")
+    qe = {
+        "questions": [
+            {"id": "nav", "question": "Where next?", "evidence": ["Prev | Home | Next"]},
+            {
+                "id": "body",
+                "question": "What was clear about the differences between the databases?",
+                "evidence": ["the differences between the databases were simply a result"],
+            },
+        ]
+    }
+    main = build_corpus({"spec.html": raw}, qe, parser="main")
+    page = build_corpus({"spec.html": raw}, qe, parser="page")
+    assert [q.id for q in main.questions] == ["body"]  # the navigation is not main content
+    assert [q.id for q in page.questions] == ["nav", "body"]
+    a = LabConfig(chunkers=("fixed",), modes=("flat",), split="all")
+    with pytest.raises(ValueError, match="same configuration"):
+        check_pair(main, a, a)
+    c = compare(main, a, a, corpus_b=page, parsers=("main", "page"))
+    assert [str(d) for d in c.differences] == ["parser (main → page)"]
+    assert [q.id for q in c.questions] == ["body"]
+    assert (c.only_a, c.only_b) == ((), ("nav",))
+    assert "1 only B (nav)" in c.unmatched
+    assert c.to_dict()["only_b"] == ["nav"]
+    assert c.complete.a.n == c.complete.b.n == 1
+    reverse = compare(page, a, a, corpus_b=main, parsers=("page", "main"))
+    assert reverse.only_a == ("nav",) and not reverse.only_b
+    same = compare(main, a, replace(a, modes=("graph",)))
+    assert same.unmatched is None and "only_b" not in same.to_dict()

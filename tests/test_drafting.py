@@ -12,7 +12,8 @@ import pytest
 from llm_server import answer, requests_of
 
 from lab import build_corpus, load_corpus
-from lab.drafting import Endpoint, LLMError, draft_questions, original_offset, read_answer
+from lab.decode import normalise_newlines, original_offset, shift_offset
+from lab.drafting import Endpoint, LLMError, draft_questions, read_answer
 
 # The tests that talk to a server need the optional LLM stack; the rest run without it.
 needs_httpx = pytest.mark.skipif(
@@ -185,11 +186,12 @@ def test_answers_are_read_from_fences_and_prose_and_refused_otherwise():
 
 def test_pinned_starts_count_in_the_text_as_given():
     text = "one\r\ntwo\r\nthree"
-    normalised = text.replace("\r\n", "\n")
+    normalised, removed = normalise_newlines(text)
     for offset in range(len(normalised)):
-        original = original_offset(text, offset)
+        original = original_offset(offset, removed)
         assert text[original] == normalised[offset] or text[original] == "\r"
-    assert original_offset(text, normalised.index("three")) == text.index("three")
+        assert shift_offset(original, removed) == offset
+    assert original_offset(normalised.index("three"), removed) == text.index("three")
 
 
 def test_without_httpx_the_engine_imports_and_generate_says_how_to_install_it():

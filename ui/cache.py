@@ -39,12 +39,13 @@ from lab import (
     sweep,
 )
 from lab.embed import DenseUnavailable, get_embedder
+from lab.formats import PARSERS
 from lab.rerank import download, get_reranker, reranker_status
 
 if TYPE_CHECKING:  # altair loads with the first chart, not with the sidebar
     import altair as alt
 
-from . import cluster
+from . import cluster, store, uploads
 from .draw import md_escape
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -55,6 +56,8 @@ USER_CORPUS_KEY = "user_corpus"
 
 
 USER_ID_KEY = "user_corpus_id"  # the store digest of the user's corpus, when it is kept
+USER_INPUTS_KEY = "user_corpus_inputs"  # what the user's corpus was built from, to read again
+DEFAULT_PARSER = PARSERS[0]  # HTML's main content; "page" reads the whole page
 HANDBOOK_FILES = ("handbook.md", "handbook_qe.json")
 
 
@@ -120,15 +123,18 @@ def handbook_problem() -> str | None:
 TECHNOVA_MANIFEST = DATA / "technova" / "collection.json"
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
-def _collection(manifest: Path, stamps: tuple) -> tuple[Corpus | None, str | None]:
-    """A bundled collection and, when it cannot be loaded, why. Keyed by its folder's files'
-    modification times and sizes, so a repaired file is read again."""
+@st.cache_resource(max_entries=2 * len(PARSERS), show_spinner=False)
+def _collection(
+    manifest: Path, stamps: tuple, parser: str = DEFAULT_PARSER
+) -> tuple[Corpus | None, str | None]:
+    """A bundled collection (its HTML read with ``parser``) and, when it cannot be loaded, why.
+    Keyed by its folder's files' modification times and sizes, so a repaired file is read
+    again."""
     where = f"{manifest.parent.name}/{manifest.name}"
     if not manifest.is_file():
         return None, f"{where} is missing"
     try:
-        corpus = load_collection(manifest)
+        corpus = load_collection(manifest, parser=parser)
     except CorpusError as exc:
         return None, f"{where} cannot be used: {_relative(str(exc), manifest.parent)}"
     except OSError as exc:
@@ -138,16 +144,17 @@ def _collection(manifest: Path, stamps: tuple) -> tuple[Corpus | None, str | Non
     return corpus, None
 
 
-def _technova() -> tuple[Corpus | None, str | None]:
+def _technova(parser: str = DEFAULT_PARSER) -> tuple[Corpus | None, str | None]:
     folder = TECHNOVA_MANIFEST.parent
     files = sorted(folder.iterdir()) if folder.is_dir() else []
-    return _collection(TECHNOVA_MANIFEST, tuple((p.name, _stamp(p)) for p in files))
+    return _collection(TECHNOVA_MANIFEST, tuple((p.name, _stamp(p)) for p in files), parser)
 
 
-def technova() -> Corpus | None:
-    """The bundled TechNova support collection: seven documents of six types, 31 questions;
-    None when it cannot be loaded (:func:`bundled_problem` says why)."""
-    return _technova()[0]
+def technova(parser: str = DEFAULT_PARSER) -> Corpus | None:
+    """The bundled TechNova support collection: seven documents of six types, 31 questions,
+    its HTML page read with ``parser``; None when it cannot be loaded (:func:`bundled_problem`
+    says why)."""
+    return _technova(parser)[0]
 
 
 BUNDLED = {HANDBOOK: handbook, TECHNOVA: technova}
@@ -160,10 +167,20 @@ def bundled_problem(name: str) -> str | None:
 
 
 def bundled(of: Corpus) -> bool:
-    """Whether ``of`` is a bundled corpus (its results are shared by every session)."""
+    """Whether ``of`` is a bundled corpus, in any reading (its results are shared by every
+    session)."""
     return any(
         (shared := load()) is not None and of.digest == shared.digest for load in BUNDLED.values()
+    ) or any(
+        (shared := technova(parser)) is not None and of.digest == shared.digest
+        for parser in PARSERS[1:]
+        if has_html(of) and has_html(technova())
     )
+
+
+def has_html(of: Corpus | None) -> bool:
+    """Whether ``of`` holds an HTML document (its reading is then a setting: ``parser``)."""
+    return of is not None and any(info.format == "html" for info in of.info)
 
 
 def embedder_problem(model: str) -> str | None:
@@ -203,19 +220,35 @@ def corpus_names() -> list[str]:
     return [*BUNDLED, USER] if USER_CORPUS_KEY in st.session_state else list(BUNDLED)
 
 
-def corpus(name: str) -> Corpus | None:
-    """The corpus called ``name`` in :func:`corpus_names`; the handbook for anything else
-    (None when the handbook cannot be loaded)."""
+def corpus(name: str, parser: str = DEFAULT_PARSER) -> Corpus | None:
+    """The corpus called ``name`` in :func:`corpus_names`, its HTML documents read with
+    ``parser``; the handbook for anything else (None when the handbook cannot be loaded)."""
     if name == USER and USER_CORPUS_KEY in st.session_state:
-        return st.session_state[USER_CORPUS_KEY]
+        mine = st.session_state[USER_CORPUS_KEY]
+        inputs = st.session_state.get(USER_INPUTS_KEY)
+        if parser == DEFAULT_PARSER or inputs is None or not has_html(mine):
+            return mine
+        return _user_reading(inputs, inputs.digest(), parser)
+    if name == TECHNOVA:
+        return technova(parser)
     return BUNDLED.get(name, handbook)()
 
 
-def set_user_corpus(user_corpus: Corpus, digest: str | None = None) -> None:
+@st.cache_resource(max_entries=1, show_spinner=False, scope="session")
+def _user_reading(_inputs: store.Inputs, digest: str, parser: str) -> Corpus:
+    """The user's corpus read again with another parser (its inputs loaded once already)."""
+    return uploads.build(_inputs, parser)
+
+
+def set_user_corpus(
+    user_corpus: Corpus, digest: str | None = None, inputs: store.Inputs | None = None
+) -> None:
     """Make ``user_corpus`` this session's "your corpus"; ``digest`` names its inputs in the
-    corpus store (None: not kept there, so a link cannot carry it)."""
+    corpus store (None: not kept there, so a link cannot carry it); ``inputs``, what it was
+    built from, lets it be read with another parser."""
     st.session_state[USER_CORPUS_KEY] = user_corpus
     st.session_state[USER_ID_KEY] = digest
+    st.session_state[USER_INPUTS_KEY] = inputs
 
 
 def user_corpus_id() -> str | None:
@@ -241,7 +274,8 @@ def pick(pair: tuple[Callable, Callable], of: Corpus) -> Callable:
     return pair[0] if bundled(of) else pair[1]
 
 
-@shared_and_session(st.cache_resource, max_entries=len(BUNDLED), session_entries=1)
+# the bundled corpora, TechNova in both readings; a user's corpus in two
+@shared_and_session(st.cache_resource, max_entries=len(BUNDLED) + 1, session_entries=2)
 def _workbench(_corpus: Corpus, digest: str) -> LabCache:
     return LabCache(max_indexes=64 if bundled(_corpus) else 16)
 
@@ -323,14 +357,41 @@ def lab(of: Corpus, config: LabConfig, questions: tuple[str, ...] | None = None)
 
 
 @shared_and_session(st.cache_data, max_entries=128, session_entries=16)
-def _comparison(_corpus: Corpus, digest: str, a: LabConfig, b: LabConfig) -> Comparison:
-    return compare(_corpus, a, b, cache=workbench(_corpus))
+def _comparison(
+    _corpus: Corpus,
+    digest: str,
+    a: LabConfig,
+    b: LabConfig,
+    _corpus_b: Corpus | None = None,
+    digest_b: str | None = None,
+    parsers: tuple[str, str] | None = None,
+) -> Comparison:
+    if _corpus_b is None:
+        return compare(_corpus, a, b, cache=workbench(_corpus))
+    return compare(
+        _corpus,
+        a,
+        b,
+        cache=workbench(_corpus),
+        corpus_b=_corpus_b,
+        cache_b=workbench(_corpus_b),
+        parsers=parsers,
+    )
 
 
-def comparison(of: Corpus, a: LabConfig, b: LabConfig) -> Comparison:
-    """``compare`` of A and B on this corpus (a spinner shows while it takes long)."""
+def comparison(
+    of: Corpus,
+    a: LabConfig,
+    b: LabConfig,
+    of_b: Corpus | None = None,
+    parsers: tuple[str, str] | None = None,
+) -> Comparison:
+    """``compare`` of A and B on this corpus, B on ``of_b`` when given (the documents read with
+    parser ``parsers[1]``, A's ``parsers[0]``); a spinner shows while it takes long."""
     with st.spinner("Running A and B…"):
-        return pick(_comparison, of)(of, of.digest, a, b)
+        if of_b is None or of_b.digest == of.digest:
+            return pick(_comparison, of)(of, of.digest, a, b)
+        return pick(_comparison, of)(of, of.digest, a, b, of_b, of_b.digest, parsers)
 
 
 def index(of: Corpus, config: LabConfig, chunker: str) -> Index:

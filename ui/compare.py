@@ -73,9 +73,10 @@ def _follow(defaults: dict[str, object]) -> None:
     st.session_state[FOLLOWED] = defaults
 
 
-def edit_b(a: state.Settings) -> state.Settings:
+def edit_b(a: state.Settings, html: bool = False) -> state.Settings:
     """B's settings, each a widget bound to the URL under ``b_`` + its sidebar name, starting
-    from A's values with the retrieval mode switched."""
+    from A's values with the retrieval mode switched; ``html``: the corpus has HTML documents,
+    so B may read them with another parser (``b_parser``)."""
     dense_ok, _ = embed.dense_status()
     defaults = {
         "b_chunker": a.chunkers[0],
@@ -89,7 +90,7 @@ def edit_b(a: state.Settings) -> state.Settings:
         "b_dense": a.dense,
         "b_late": a.late,
         "b_rerank": a.rerank,
-    }
+    } | ({"b_parser": a.parser} if html else {})
     old_links = link_notices.read_old_refs(PREFIX, a.refs)  # b_resolve_refs= from before b_refs
     _follow(defaults)
     with st.container(border=True):
@@ -169,6 +170,16 @@ def edit_b(a: state.Settings) -> state.Settings:
                 bind=state.BIND,
                 help=state.REFS_HELP,
             )
+            parser = a.parser
+            if html:
+                parser = st.selectbox(
+                    "HTML parser",
+                    state.PARSERS,
+                    index=state.PARSERS.index(a.parser),
+                    key="b_parser",
+                    bind=state.BIND,
+                    help=state.PARSER_HELP,
+                )
         late = rerank = False
         with second[3]:
             if dense:
@@ -183,6 +194,7 @@ def edit_b(a: state.Settings) -> state.Settings:
                 )
     b = replace(
         a,
+        parser=parser,
         chunkers=(chunker,),
         modes=(mode if mode in modes else LEXICAL_MODES[0],),
         size=int(size),

@@ -181,7 +181,7 @@ def load() -> None:
         corpus, report = None, Report(refused=f"The input could not be read: {exc}")
     st.session_state[REPORT] = report
     if corpus is not None:
-        cache.set_user_corpus(corpus, _keep(inputs))
+        cache.set_user_corpus(corpus, _keep(inputs), inputs)
         st.session_state["corpus"] = cache.USER
 
 
@@ -232,7 +232,7 @@ def reopen(digest: str) -> str | None:
     corpus, report = check(inputs)
     if corpus is None:
         return f"The corpus this link names cannot be opened: {md_escape(report.refused or '')}"
-    cache.set_user_corpus(corpus, digest)
+    cache.set_user_corpus(corpus, digest, inputs)
     if len(inputs.documents) == 1 and inputs.manifest is None:
         uploads.clear()
         name, document = next(iter(inputs.documents.items()))
@@ -261,6 +261,7 @@ def forget() -> None:
             store.default_store().remove(digest)
     st.session_state.pop(cache.USER_CORPUS_KEY, None)
     st.session_state.pop(cache.USER_ID_KEY, None)
+    st.session_state.pop(cache.USER_INPUTS_KEY, None)
     st.session_state.pop(REPORT, None)
     st.session_state["corpus"] = cache.HANDBOOK
 

@@ -38,6 +38,7 @@ from lab import (
     embed,
     memory_over_budget,
 )
+from lab.formats import PARSERS
 from lab.rerank import DEFAULT_RERANKER
 
 from . import cache, cluster, corpus_input, dense, links, pipelines
@@ -80,6 +81,11 @@ ADAPTIVE_HELP = (
     "cluster among the train questions, fitted on the train questions only. Sweep charts draw "
     "it as a diamond on the budget curves, at its mean budget."
 )
+PARSER_HELP = (
+    "How the HTML documents are read. **main**: the page's main content, without navigation, "
+    "banners, tables of contents and buttons, permalink marks taken off headings. **page**: "
+    "the whole page as a browser shows it. Compare the two on the Compare page (B's parser)."
+)
 FILTERS_HELP = (
     "A question may carry a metadata filter (product, version...): retrieval then ranks only "
     "the chunks of documents whose metadata match it. Off: every question ranks every "
@@ -92,6 +98,7 @@ class Settings:
     """What the sidebar says: the pages read this, never the widgets."""
 
     corpus: str = cache.HANDBOOK
+    parser: str = cache.DEFAULT_PARSER  # HTML's reading (a setting of the corpus, not LabConfig)
     chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
     modes: tuple[str, ...] = LEXICAL_MODES
     size: int = LabConfig.size
@@ -141,6 +148,7 @@ class Settings:
         """Every setting as its query parameter values."""
         return {
             "corpus": [self.corpus],
+            "parser": [self.parser],
             "chunker": list(self.chunkers),
             "mode": list(self.modes),
             "size": [str(self.size)],
@@ -188,6 +196,9 @@ def sidebar() -> Settings:
         st.subheader("Experiment")
         corpus_name = st.selectbox("Corpus", cache.corpus_names(), key="corpus", bind=BIND)
         corpus = cache.corpus(corpus_name)
+        parser = _parser_widget(corpus)
+        if parser != cache.DEFAULT_PARSER:
+            corpus = cache.corpus(corpus_name, parser)
         split = st.radio(
             "Questions",
             SPLITS,
@@ -271,6 +282,7 @@ def sidebar() -> Settings:
     links.sync(corpus_input.CORPUS_ID, [corpus_id] if corpus_id else [])
     settings = Settings(
         corpus=corpus_name,
+        parser=parser,
         chunkers=tuple(c for c in offered if c in chunkers)
         or tuple(c for c in DEFAULT_CHUNKERS if c in offered),
         modes=tuple(m for m in mode_options(choice.on) if m in (modes or ())) or LEXICAL_MODES,
@@ -304,6 +316,18 @@ def sidebar() -> Settings:
         )
     st.session_state[SETTINGS_KEY] = settings
     return settings
+
+
+def _parser_widget(corpus: Corpus | None) -> str:
+    """HTML's reading, offered when the corpus has an HTML document; for any other the default
+    (a link's ``parser=`` is then dropped, and its notice says why)."""
+    if not cache.has_html(corpus):
+        if "parser" in st.query_params:
+            del st.query_params["parser"]
+        return cache.DEFAULT_PARSER
+    return st.radio(
+        "HTML parser", PARSERS, horizontal=True, key="parser", bind=BIND, help=PARSER_HELP
+    )
 
 
 def _read_adaptive_budget() -> None:

@@ -197,14 +197,14 @@ def kept_table() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["file", "characters"])
 
 
-def build(inputs: store.Inputs) -> Corpus:
+def build(inputs: store.Inputs, parser: str | None = None) -> Corpus:
     """The corpus ``inputs`` make: their documents as their manifest lists them, with its
     types, metadata, policy and questions (the QE JSON, when given, replaces its questions),
     or, without a manifest, in name order, each with its type inferred. Documents a manifest
-    does not list follow in name order."""
+    does not list follow in name order. ``parser``: HTML's reading (None: the default)."""
     documents = [Source(name, source_data(text)) for name, text in sorted(inputs.documents.items())]
     if inputs.manifest is None:
-        return build_corpus(documents, inputs.qe)
+        return build_corpus(documents, inputs.qe, parser=parser)
     where, text = inputs.manifest
     by_name = dict(inputs.documents)
 
@@ -214,7 +214,7 @@ def build(inputs: store.Inputs) -> Corpus:
 
     listed_names = {PurePosixPath(path).name for path in _paths(text)}
     extra = [d for d in documents if PurePosixPath(d.name).name not in listed_names]
-    return build_collection(text, fetch, inputs.qe, where=where, extra=extra)
+    return build_collection(text, fetch, inputs.qe, where=where, extra=extra, parser=parser)
 
 
 def _paths(text: str) -> list[str]:

@@ -32,6 +32,8 @@ class Format:
     parsers: tuple[str, ...] = ()  # the readings it offers (``parser=``), the default first
     binary: bool = False  # read from the file's bytes (PDF, DOCX), not from decoded text
     patterns: bool = False  # takes heading patterns (the manifest's "headings")
+    # its text is extracted from markup, not the file's own: pinned starts count in that text
+    extracted: bool = False
 
 
 FORMATS = {
@@ -50,6 +52,7 @@ FORMATS = {
             html.read,
             "HTML (its extracted text)",
             html.PARSERS,
+            extracted=True,
         ),
         Format("rst", (".rst", ".rest"), rst.read, "reStructuredText (titles by adornment)"),
         Format(

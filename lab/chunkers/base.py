@@ -236,8 +236,18 @@ def register(
 
 
 def missing_modules(spec: ChunkerSpec) -> list[str]:
-    """The modules ``spec`` needs that are not importable here (no import happens)."""
-    return [m for m in spec.requires if importlib.util.find_spec(m) is None]
+    """The modules ``spec`` needs that are not importable here (no import of theirs happens;
+    a dotted name's parent package is imported to look inside it)."""
+    return [m for m in spec.requires if not _importable(m)]
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` can be imported: ``find_spec`` of ``a.b`` raises when ``a`` itself is
+    not installed, which means the same as finding nothing."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def chunker_status(name: str) -> tuple[bool, str]:

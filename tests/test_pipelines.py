@@ -28,9 +28,16 @@ TEXTS = {
 }
 
 
+def installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is missing
+        return False
+
+
 def needs(module):
     return pytest.mark.skipif(
-        importlib.util.find_spec(module) is None,
+        not installed(module),
         reason=f"{module} not installed (pip install -r requirements-pipelines.txt)",
     )
 

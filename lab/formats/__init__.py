@@ -12,6 +12,7 @@ extension) or, failing that, by looking; :func:`read_document` reads a document 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -155,6 +156,22 @@ def reading(parser: str | None, format: str) -> str | None:
         return None
     offered = FORMATS[format].parsers if format in FORMATS else ()
     return next((p.strip() for p in parser.split(",") if p.strip() in offered), None)
+
+
+def parser_options(formats: set[str] | frozenset[str]) -> list[str]:
+    """The settings a corpus of ``formats`` may choose among: one reading of each of its formats
+    that offer several, joined by commas, the defaults first (HTML and PDF: ``main,pypdf``,
+    ``main,layout``, ``page,pypdf``, ``page,layout``); empty when none offers several."""
+    offering = [f.parsers for name, f in FORMATS.items() if name in formats and f.parsers]
+    return [",".join(c) for c in itertools.product(*offering)] if offering else []
+
+
+def default_reading(parser: str | None) -> bool:
+    """Whether ``parser`` names only the formats' default readings (or nothing)."""
+    return not parser or all(
+        any(p.strip() == f.parsers[0] for f in FORMATS.values() if f.parsers)
+        for p in parser.split(",")
+    )
 
 
 def parser_label(parser: str | None, formats: set[str] | frozenset[str]) -> str:

@@ -32,8 +32,8 @@ def _line(box, page: int) -> _Line | None:
 
 def _lines(data: bytes) -> tuple[list[_Line], int]:
     """Every text line of the layout in reading order, and the number of pages."""
-    from pdfminer.layout import LAParams, LTTextContainer, LTTextLine
     from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams, LTTextContainer, LTTextLine
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfparser import PDFSyntaxError
     from pdfminer.psparser import PSException

@@ -15,8 +15,8 @@ from pathlib import Path
 from common import ROOT, arguments, clear_caches, generated, handbook_texts, seconds
 
 from lab import LabCache, LabConfig, build_corpus, run_lab
-from lab.metrics import aggregate, index_stats, score_question
-from lab.run import Retrieval
+from lab.metrics import index_stats
+from lab.retrieval import Retrieval
 
 FULL = LabConfig(split="all")
 STAGES = ("index", "stats", "graph", "rank flat", "rank graph", "assemble", "score")
@@ -48,15 +48,9 @@ def laps(text: str, qe, config: LabConfig = FULL) -> tuple[float, dict[str, dict
         for mode in config.modes:
             retrieval = Retrieval.of(index, questions, mode)
             lap(f"rank {mode}")
-            contexts = retrieval.contexts(config.budget)
+            retrieval.metrics(config.budget)
             lap("assemble")
-            triples = zip(retrieval.rankings, contexts, retrieval.ranked, strict=True)
-            aggregate(
-                [
-                    score_question(index, q, r, c, ranked=p)
-                    for q, (r, c, p) in zip(questions, triples, strict=True)
-                ]
-            )
+            retrieval.evaluate(config.budget)
             lap("score")
         out[chunker] = spent
     return load, out

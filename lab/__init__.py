@@ -9,6 +9,7 @@ configurations. No UI code here.
 """
 
 from .adaptive import ADAPTIVE
+from .cache import LabCache
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, chunker_status, reference_placement
 from .chunkers.base import ChunkerFailed
 from .chunkers.parent_child import parents_over_budget
@@ -38,6 +39,15 @@ from .compare import (
     points,
     setting_names,
     uses_embeddings,
+)
+from .config import (
+    DEFAULT_BUDGETS,
+    DEFAULT_CHUNKERS,
+    DEFAULT_SIZES,
+    SPLITS,
+    LabConfig,
+    question_count,
+    reranker_for,
 )
 from .corpus import (
     MAX_DOCUMENT_CHARS,
@@ -70,25 +80,16 @@ from .plugins import Pipeline, load_config, load_plugin, register_chunker, regis
 from .qe import MAX_QE_CHARS, parse_qe
 from .retrieve import LEXICAL_MODES, MODES
 from .run import (
-    DEFAULT_BUDGETS,
-    DEFAULT_CHUNKERS,
-    DEFAULT_SIZES,
-    SPLITS,
     Explanation,
-    LabCache,
-    LabConfig,
     LabResult,
     Run,
-    SweepResult,
     explain,
     question_budget,
-    question_count,
     run_lab,
-    sweep,
-    sweep_cell,
     untrained_chunkers,
 )
 from .stats import mcnemar_exact, paired_bootstrap, percent_digits, percent_text, wilson_interval
+from .sweeps import SweepResult, sweep, sweep_cell
 from .training import TRAINING_SPLITS, scored_on_training, training_warning
 
 __all__ = [
@@ -180,6 +181,7 @@ __all__ = [
     "question_count",
     "question_budget",
     "run_lab",
+    "reranker_for",
     "setting_names",
     "sweep",
     "sweep_cell",

@@ -5,11 +5,11 @@ They are imported on first use only, so ``import lab`` works without them.
 
 :func:`lab.sweep` calls :func:`sweep_on_cluster` when it is given a client. The corpus is
 scattered to the workers once (every task refers to it by key); each task builds one index, its
-embeddings included, on its worker and scores every mode and budget of it
-(:func:`lab.run.sweep_cell`); the rows are gathered in grid order, so the frame is the serial
-one. A worker that dies loses its tasks to the others (Dask reschedules them); if the corpus was
-lost with it, it is scattered again. A cluster left without any worker for
-:data:`NO_WORKER_GRACE` seconds ends the sweep with a :class:`ClusterError`.
+embeddings included, on its worker and scores every mode and budget of it (the task
+:func:`lab.sweeps.sweep` hands in: :func:`lab.sweeps.sweep_cell`); the rows are gathered in grid
+order, so the frame is the serial one. A worker that dies loses its tasks to the others (Dask
+reschedules them); if the corpus was lost with it, it is scattered again. A cluster left without
+any worker for :data:`NO_WORKER_GRACE` seconds ends the sweep with a :class:`ClusterError`.
 """
 
 from __future__ import annotations
@@ -144,6 +144,7 @@ def where(client) -> str:
 
 def sweep_on_cluster(
     client,
+    task: Callable[..., tuple[dict, ...]],
     corpus,
     config,
     cells: Sequence[tuple[str, int]],
@@ -151,11 +152,10 @@ def sweep_on_cluster(
     progress: Progress | None = None,
 ) -> list[tuple[dict, ...]]:
     """The rows of every ``(chunker, size)`` cell, in the order of ``cells``, each computed by
-    :func:`lab.run.sweep_cell` on a worker of ``client``'s cluster. ``progress(done, total)``
+    ``task(corpus, config, chunker, size, budgets)`` (:func:`lab.sweeps.sweep_cell`) on a worker
+    of ``client``'s cluster. ``progress(done, total)``
     is called as tasks finish."""
     from distributed import as_completed
-
-    from .run import sweep_cell
 
     results: dict[int, tuple[dict, ...]] = {}
     try:
@@ -164,7 +164,7 @@ def sweep_on_cluster(
             data = _scatter(client, corpus, len(results), len(cells))
             futures = {
                 client.submit(
-                    sweep_cell,
+                    task,
                     data,
                     config,
                     chunker,
@@ -324,9 +324,9 @@ def _check_workers(client, config, total: int) -> None:
 
 def _worker_report(config) -> tuple[str, str | None]:
     """On a worker: its lab code fingerprint, and why it cannot load the configured models."""
+    from .config import embedder_for
     from .embed import DenseUnavailable
     from .rerank import reranker_status
-    from .run import embedder_for
 
     try:
         embedder_for(config)

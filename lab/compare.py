@@ -19,14 +19,16 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 from .adaptive import ADAPTIVE
+from .cache import LabCache
 from .chunkers import CHUNKERS, reference_placement
+from .config import LabConfig
 from .corpus import Corpus
 from .depth import Depth, ranking_depth
 from .embed import DEFAULT_MODEL
 from .leaders import Leaders, leaders
 from .metrics import Metrics, QuestionResult
 from .rerank import DEFAULT_RERANKER
-from .run import LabCache, LabConfig, LabResult, run_lab
+from .run import LabResult, run_lab
 from .stats import (
     CONFIDENCE,
     mcnemar_exact,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .assemble import BELOW_CUT, NEAR_DUPLICATE, NOVELTY, OVER_BUDGET, Context, TokenMarks
+from .assemble import BELOW_CUT, NEAR_DUPLICATE, NOVELTY, OVER_BUDGET, Context
 
 if TYPE_CHECKING:
     from .index import Index
@@ -19,24 +19,28 @@ def did_not_fit(left: int, words: int, budget: int) -> str:
     return f"did not fit: {left} words left, the chunk has {words}"
 
 
-def resembled(chunk: int, earlier: Sequence[int], marks: TokenMarks) -> tuple[int, float]:
+def resembled(
+    chunk: int, earlier: Sequence[int], tokens: Sequence[Sequence[int]]
+) -> tuple[int, float]:
     """The chunk of ``earlier`` (picked before ``chunk``, best first) that shares the most of
-    ``chunk``'s tokens (the best ranked on a tie), and the share of ``chunk``'s tokens new to
-    all of ``earlier``: what the novelty rule measured."""
-    own, cover = marks.own[chunk], marks.cover
-    seen, best, most = 0, earlier[0], -1
+    ``chunk``'s tokens (repeats counted; the best ranked on a tie), and the share of ``chunk``'s
+    tokens new to all of ``earlier``: what the novelty rule measured (``tokens``: token ids per
+    chunk)."""
+    own = tokens[chunk]
+    seen: set[int] = set()
+    best, most = earlier[0], -1
     for j in earlier:
-        seen |= cover[j]
-        shared = (own & cover[j]).bit_count()
+        theirs = set(tokens[j])
+        seen |= theirs
+        shared = sum(t in theirs for t in own)
         if shared > most:
             best, most = j, shared
-    length = marks.lengths[chunk]
-    return best, (length - (own & seen).bit_count()) / max(1, length)
+    return best, sum(t not in seen for t in own) / max(1, len(own))
 
 
 def near_duplicate(chunk: int, earlier: Sequence[int], index: Index) -> str:
     """``chunk`` skipped by the novelty rule, named with the picked chunk it resembled."""
-    like, new = resembled(chunk, earlier, index.delivered_marks)
+    like, new = resembled(chunk, earlier, index.delivered_tokens)
     share = int(100 * new)  # rounded down: a share just under the rule never reads as equal to it
     return (
         f"skipped as a near-duplicate of {index.chunks[like].id}: {share}% of its terms are new, "
@@ -46,24 +50,20 @@ def near_duplicate(chunk: int, earlier: Sequence[int], index: Index) -> str:
 
 def note(
     decision: str | None,
-    position: int,
-    positions: Sequence[int],
-    ranked: Sequence[int],
-    sizes: Sequence[int],
+    before: Sequence[int],
     budget: int,
     chunk: int,
     words: int,
     index: Index,
 ) -> str | None:
-    """What lies behind ``decision`` about ``chunk`` (at ``position`` of ``ranked``, ``words``
-    long; ``positions``: the picked chunks' positions, ``sizes`` the ranked chunks' words): the
-    words left at its turn for "over budget" and "below the cut", the chunk it repeated for
-    "near-duplicate"; None for any other decision."""
+    """What lies behind ``decision`` about ``chunk`` (``words`` long; ``before``: the chunks
+    picked before its turn, best first): the words left at its turn for "over budget" and "below
+    the cut", the chunk it repeated for "near-duplicate"; None for any other decision."""
     if decision in (OVER_BUDGET, BELOW_CUT):
-        left = budget - sum(sizes[p] for p in positions if p < position)
+        left = budget - sum(int(index.words[k]) for k in before)
         return did_not_fit(left, words, budget)
     if decision == NEAR_DUPLICATE:
-        return near_duplicate(chunk, [ranked[p] for p in positions if p < position], index)
+        return near_duplicate(chunk, before, index)
     return None
 
 
@@ -75,14 +75,5 @@ def context_note(
         return None
     if position < context.cut and context.ranked[position] != chunk:
         position = list(context.ranked).index(chunk)
-    return note(
-        decision,
-        position,
-        context.positions,
-        context.ranked,
-        context.sizes,
-        context.budget,
-        chunk,
-        words,
-        index,
-    )
+    before = [context.ranked[p] for p in context.positions if p < position]
+    return note(decision, before, context.budget, chunk, words, index)

@@ -8,7 +8,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from .assemble import TokenMarks, token_marks
+from .assemble import TermCounts, term_counts
 from .bm25 import BM25
 from .chunkers import (
     CHUNKERS,
@@ -87,12 +87,13 @@ QUESTION_FREE = (
     "doc_of",
     "words",
     "delivered_tokens",
-    "delivered_marks",
+    "delivered_terms",
     "delivery_keys",
     "vectors",
     "graph",
     "doc_names",
     "pick_fields",
+    "tokens",
     "heading_starts",
     "source_table",
 )
@@ -180,9 +181,9 @@ class Index:
         return [[vocab.setdefault(t, len(vocab)) for t in tokenize(c.text)] for c in self.chunks]
 
     @cached_property
-    def delivered_marks(self) -> TokenMarks:
-        """``delivered_tokens`` as bit sets, what the novelty rule reads."""
-        return token_marks(self.delivered_tokens)
+    def delivered_terms(self) -> TermCounts:
+        """``delivered_tokens`` as counts of distinct tokens, what the novelty rule reads."""
+        return term_counts(self.delivered_tokens)
 
     @cached_property
     def delivery_keys(self) -> list[int] | None:
@@ -327,7 +328,6 @@ def build_index(
     overlap: int = DEFAULT_OVERLAP,
     headers: bool = False,
     refs: str = "delivered",
-    resolve_refs: bool | None = None,
     embedder=None,
     late: bool = False,
     heading_guard: bool = False,
@@ -335,13 +335,12 @@ def build_index(
 ) -> Index:
     """Chunk every document of ``corpus`` with ``chunker`` and index the chunks with BM25 (and,
     with an ``embedder``, for dense retrieval; ``late`` pools chunk vectors from whole sections).
-    ``refs`` places cited provisions' text: "delivered", "index-only" or "off" (``resolve_refs``:
-    the older on/off switch); ``heading_guard`` keeps the guarded chunkers from cutting between a
-    heading and its first unit (:mod:`lab.chunkers.guard`). With a ``tokenizer``
-    (``lab.tokens.Tokenizer``), ``size``, ``overlap`` and the budget the index's ``words`` are
-    read against count its tokens."""
+    ``refs`` places cited provisions' text: "delivered", "index-only" or "off"; ``heading_guard``
+    keeps the guarded chunkers from cutting between a heading and its first unit
+    (:mod:`lab.chunkers.guard`). With a ``tokenizer`` (``lab.tokens.Tokenizer``), ``size``,
+    ``overlap`` and the budget the index's ``words`` are read against count its tokens."""
     check_chunking(chunker, size, overlap)
-    refs = reference_placement(refs, resolve_refs)
+    reference_placement(refs)
     if (CHUNKERS[chunker].dense or late) and embedder is None:
         from .embed import DenseUnavailable
 

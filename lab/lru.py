@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 OVERHEAD = 100  # bytes a cached entry costs beyond its text and arrays, roughly
@@ -57,3 +58,31 @@ class LRU:
         while self.bytes > self.max_bytes:
             _, (_, dropped) = self._items.popitem(last=False)
             self.bytes -= dropped
+
+
+def bounded_get_many(
+    lock: threading.Lock, table: OrderedDict, keys: Sequence, make: Callable, limit: int
+) -> list:
+    """``[table[key] for key in keys]``, those missing made by one ``make(missing keys)`` (outside
+    ``lock``, so other threads are not held up), kept as the most recently used; past ``limit``
+    entries the least recently used are dropped."""
+    found = {}
+    with lock:
+        for key in keys:
+            if key in table:
+                table.move_to_end(key)
+                found[key] = table[key]
+    missing = [key for key in dict.fromkeys(keys) if key not in found]
+    if missing:
+        made = make(missing)
+        found.update(zip(missing, made, strict=True))
+        with lock:
+            table.update(zip(missing, made, strict=True))
+            while len(table) > limit:
+                table.popitem(last=False)
+    return [found[key] for key in keys]
+
+
+def bounded_get(lock: threading.Lock, table: OrderedDict, key, make: Callable, limit: int):
+    """``table[key]``, made by ``make()`` when missing (see ``bounded_get_many``)."""
+    return bounded_get_many(lock, table, [key], lambda _: [make()], limit)[0]

@@ -3,24 +3,16 @@ statistics, and a diagnosis for every evidence span that missed the context."""
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
-from .assemble import (
-    BELOW_CUT,
-    FIRST_LOOK,
-    OVER_BUDGET,
-    Context,
-    Look,
-    Outcome,
-    look_ahead,
-    passed_over,
-)
+from .assemble import BELOW_CUT, OVER_BUDGET, Context, passed_over
 from .corpus import Question
-from .diagnosis import context_note, did_not_fit, note
+from .diagnosis import did_not_fit, note
 from .index import Index
 from .retrieve import Ranking
 from .stats import wilson_interval
@@ -174,112 +166,42 @@ class RankedQuestion:
     reciprocal_rank: float
 
 
-# A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``: setting the
-# slots directly builds the thousands of results of a large run about three times faster.
-_new = object.__new__
-_PICK = tuple(getattr(Pick, f).__set__ for f in Pick.__dataclass_fields__)
-_EVIDENCE = tuple(getattr(EvidenceResult, f).__set__ for f in EvidenceResult.__dataclass_fields__)
-_RESULT = tuple(getattr(QuestionResult, f).__set__ for f in QuestionResult.__dataclass_fields__)
-_RANKED = tuple(getattr(RankedQuestion, f).__set__ for f in RankedQuestion.__dataclass_fields__)
-
-
-def _pick(fields: tuple[str, int, tuple, str, int | None], rank: int, _set=_PICK) -> Pick:
-    """``Pick(chunk, rank, words, source, doc, tokens)`` from ``(chunk, words, source, doc,
-    tokens)``, through its slots."""
-    obj = _new(Pick)
-    _set[0](obj, fields[0])
-    _set[1](obj, rank)
-    _set[2](obj, fields[1])
-    _set[3](obj, fields[2])
-    _set[4](obj, fields[3])
-    _set[5](obj, fields[4])
-    return obj
-
-
-def _evidence(
-    span: tuple[int, int],
-    in_context: bool,
-    diagnosis: str | None,
-    rank: int | None,
-    doc: str,
-    detail: str | None = None,
-    occurrences: tuple[tuple[str, int, int], ...] = (),
-    _set=_EVIDENCE,
-) -> EvidenceResult:
-    """``EvidenceResult(span, in_context, diagnosis, rank, doc, detail, occurrences)``, through
-    its slots."""
-    obj = _new(EvidenceResult)
-    _set[0](obj, span)
-    _set[1](obj, in_context)
-    _set[2](obj, diagnosis)
-    _set[3](obj, rank)
-    _set[4](obj, doc)
-    _set[5](obj, detail)
-    _set[6](obj, occurrences)
-    return obj
-
-
-def _occurrences(ev, names: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
-    """``EvidenceResult.occurrences`` of evidence ``ev``."""
-    if ev.occurrences is None:
-        return ()
-    return tuple([(names[d], s, e) for d, s, e in ev.occurrences])
-
-
-def rank_question(
-    index: Index, q: Question, ranking: Ranking, look: Look | None = None
-) -> RankedQuestion:
-    """The budget-independent part of ``score_question``. ``look``: the ranking's first look
-    (``look_ahead(ranking, index.words, FIRST_LOOK)``), if already known: ranks in it are read
-    off it, and only an evidence span none of whose holders it shows has its best holder's rank
-    counted."""
-    if look is None:
-        look = look_ahead(ranking, index.words, FIRST_LOOK)
-    holding, ranked = index.holder_lists, look.ranked
-    held = tuple(holding[ev.key] for ev in q.evidence)
+def rank_question(index: Index, q: Question, ranking: Ranking) -> RankedQuestion:
+    """The budget-independent part of ``score_question``: per evidence span its holders and the
+    best-ranked offered one, and the ranking metrics (recall@k and precision@k over the chunks
+    holding some evidence span, the reciprocal rank of the first)."""
+    held = tuple(index.holder_lists[ev.key] for ev in q.evidence)
     relevant = set().union(*held)
-    where = {k: ranked.index(k) for k in relevant if k in ranked}
-    bests = []
-    for holders in held:
-        shown = [(where[h], h) for h in holders if h in where]
-        if shown:
-            bests.append(min(shown))
-            continue
-        score = ranking.score
-        offered = [h for h in holders if score[h] > 0] if not look.whole else []
-        if not offered:
-            bests.append(None)
-            continue
-        h = max(offered, key=lambda k: (score[k], -k))  # ranked first: ties in index order
-        bests.append((ranking.position(h), h))
+    where = {k: p for k in relevant if (p := ranking.position(k)) >= 0}
+    bests = tuple(min(((where[h], h) for h in hs if h in where), default=None) for hs in held)
     ranks = [b[0] for b in bests if b is not None]
-    # Relevant chunks ranked above k (k <= FIRST_LOOK: any such chunk is in the look).
-    in_look = sorted(where.values())
-    within = [(k, bisect_left(in_look, k)) for k in KS]
     n = len(relevant)
-    ranked_question, put = _new(RankedQuestion), _RANKED
-    put[0](ranked_question, held)
-    put[1](ranked_question, tuple(bests))
-    put[2](ranked_question, {k: c / n for k, c in within} if n else dict.fromkeys(KS, 0.0))
-    put[3](ranked_question, {k: c / k for k, c in within})
-    put[4](ranked_question, 1 / (min(ranks) + 1) if ranks else 0.0)
-    return ranked_question
+    within = {k: sum(p < k for p in where.values()) for k in KS}
+    return RankedQuestion(
+        held,
+        bests,
+        {k: c / n for k, c in within.items()} if n else dict.fromkeys(KS, 0.0),
+        {k: c / k for k, c in within.items()},
+        1 / (min(ranks) + 1) if ranks else 0.0,
+    )
 
 
 def rank_questions(
     index: Index,
     questions: Sequence[Question],
     rankings: Sequence[Ranking],
-    looks: Sequence[Look],
+    heads: Sequence[list[int]],
+    whole: Sequence[bool],
 ) -> list[RankedQuestion]:
-    """``rank_question(index, q, ranking, look)`` for every question (``looks``: each ranking's
-    first look), in one loop."""
-    holding, put = index.holder_lists, _RANKED
-    out = []
+    """``rank_question(index, q, ranking)`` for every question, in one loop, from each ranking's
+    first chunks (``heads``, at least ``max(KS)`` of them unless ``whole``: all it offers): ranks
+    in a head are read off it, and only an evidence span none of whose holders it shows has its
+    best holder's rank counted."""
+    holding = index.holder_lists
+    parts = []  # per question: held, bests (filled in below), recall_at, precision_at
     waiting = []  # (question, span, holders): no holder of the span shown in a partial look
-    for q, look in zip(questions, looks, strict=True):
+    for q, ranked, complete in zip(questions, heads, whole, strict=True):
         held = tuple([holding[ev.key] for ev in q.evidence])
-        ranked = look.ranked
         where: dict[int, int] = {}
         bests: list = []
         for holders in held:
@@ -290,8 +212,8 @@ def rank_questions(
                     p = where[h] = ranked.index(h)
                 if p is not None and (best is None or p < best[0]):
                     best = (p, h)
-            if best is None and holders and not look.whole:
-                waiting.append((len(out), len(bests), holders))
+            if best is None and holders and not complete:
+                waiting.append((len(parts), len(bests), holders))
             bests.append(best)
         # Relevant chunks ranked above k for k in KS (any such chunk is in the look).
         c1 = c3 = c5 = c10 = 0
@@ -305,26 +227,22 @@ def rank_questions(
                         if p < 1:
                             c1 += 1
         n = len(held[0]) if len(held) == 1 else len(set().union(*held))
-        result = _new(RankedQuestion)
-        put[0](result, held)
-        put[1](result, bests)
         if n:
-            put[2](result, {1: c1 / n, 3: c3 / n, 5: c5 / n, 10: c10 / n})
+            recall = {1: c1 / n, 3: c3 / n, 5: c5 / n, 10: c10 / n}
         else:
-            put[2](result, {1: 0.0, 3: 0.0, 5: 0.0, 10: 0.0})
-        put[3](result, {1: c1 / 1, 3: c3 / 3, 5: c5 / 5, 10: c10 / 10})
-        out.append(result)
+            recall = {1: 0.0, 3: 0.0, 5: 0.0, 10: 0.0}
+        parts.append((held, bests, recall, {1: c1 / 1, 3: c3 / 3, 5: c5 / 5, 10: c10 / 10}))
     if waiting:
-        _rank_past_looks(out, waiting, rankings)
-    for result in out:
-        bests = result.best
+        _rank_past_looks([bests for _, bests, _, _ in parts], waiting, rankings)
+    out = []
+    for held, bests, recall, precision in parts:
         ranks = [b[0] for b in bests if b is not None]
-        put[1](result, tuple(bests))
-        put[4](result, 1 / (min(ranks) + 1) if ranks else 0.0)
+        mrr = 1 / (min(ranks) + 1) if ranks else 0.0
+        out.append(RankedQuestion(held, tuple(bests), recall, precision, mrr))
     return out
 
 
-def _rank_past_looks(out: list[RankedQuestion], waiting: list, rankings: Sequence[Ranking]) -> None:
+def _rank_past_looks(bests: list[list], waiting: list, rankings: Sequence[Ranking]) -> None:
     """Fill in each waiting span's best holder ``(position, chunk)`` (see ``rank_questions``):
     its offered holder ranked first (the highest score, ties in index order), at its position
     in the whole ranking (``Ranking.position``)."""
@@ -337,7 +255,7 @@ def _rank_past_looks(out: list[RankedQuestion], waiting: list, rankings: Sequenc
                 best = (s, h)
         if best is not None:
             s, h = best
-            out[j].best[i] = (int(count(score > s) + count(score[:h] == s)), h)
+            bests[j][i] = (int(count(score > s) + count(score[:h] == s)), h)
 
 
 def score_question(
@@ -349,89 +267,52 @@ def score_question(
 ) -> QuestionResult:
     """Evidence in context, diagnosis of what missed, and ranking metrics for one question.
     ``ranked``: ``rank_question``'s part, if already known."""
-    if ranked is None:
-        ranked = rank_question(index, q, ranking)
-    picked = set(context.picked)
-    names = index.doc_names
-    evidence = []
-    partial, complete = False, True
-    for ev, holders, best in zip(q.evidence, ranked.holders, ranked.best, strict=True):
-        copies = _occurrences(ev, names)
-        if not picked.isdisjoint(holders):
-            partial = True
-            span, name, rank = (ev.start, ev.end), names[ev.doc], best[0] + 1
-            evidence.append(_evidence(span, True, None, rank, name, None, copies))
-            continue
-        complete = False
-        detail = None
-        if ranking.allowed is not None and ev.doc not in ranking.allowed:
-            diagnosis = FILTERED_OUT
-        elif not holders:
-            diagnosis = NOT_INTACT
-        elif best is None:
-            diagnosis = NOT_RANKED
-        else:
-            words = int(index.words[best[1]])
-            diagnosis = context.decision(best[1], best[0], words)
-            detail = context_note(context, diagnosis, best[1], best[0], words, index)
-        rank = best[0] + 1 if best else None
-        span, name = (ev.start, ev.end), names[ev.doc]
-        evidence.append(_evidence(span, False, diagnosis, rank, name, detail, copies))
-    picks = index.pick_fields
-    result, put = _new(QuestionResult), _RESULT
-    put[0](result, q.id)
-    put[1](result, q.split)
-    put[2](result, partial)
-    put[3](result, complete)
-    put[4](
-        result,
-        tuple(
-            [
-                _pick(picks[k], pos + 1)
-                for k, pos in zip(context.picked, context.positions, strict=True)
-            ]
-        ),
-    )
-    put[5](result, tuple(evidence))
-    put[6](result, context.words)
-    put[7](result, ranked.recall_at)
-    put[8](result, ranked.precision_at)
-    put[9](result, ranked.reciprocal_rank)
-    return result
+    ranked = ranked if ranked is not None else rank_question(index, q, ranking)
+    assembled = (context.picked, context.positions, context.cut, context.words)
+    return score_questions(index, [q], [ranking], [ranked], [assembled], context.budget)[0]
+
+
+def occurrences(ev, names: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
+    """``EvidenceResult.occurrences`` of evidence ``ev`` (``names``: the documents' names)."""
+    if ev.occurrences is None:
+        return ()
+    return tuple((names[d], s, e) for d, s, e in ev.occurrences)
+
+
+def pick(fields: tuple[str, int, tuple, str, int | None], rank: int) -> Pick:
+    """The ``Pick`` of a chunk at ``rank`` from its ``Index.pick_fields`` entry ``(chunk, words,
+    source, doc, tokens)``."""
+    chunk, words, source, doc, tokens = fields
+    return Pick(chunk, rank, words, source, doc, tokens)
+
+
+Assembled = tuple[tuple[int, ...], tuple[int, ...], int, int]  # picked, their ranks, cut, words
 
 
 def score_questions(
     index: Index,
     questions: Sequence[Question],
     rankings: Sequence[Ranking],
-    looks: Sequence[Look],
-    outcomes: Sequence[Outcome],
-    budget: int,
     ranked: Sequence[RankedQuestion],
+    assembled: Sequence[Assembled],
+    budget: int,
 ) -> list[QuestionResult]:
-    """``score_question(index, q, ranking, Context.of(look, outcome, budget, keys), ranked=r)``
-    for every question, in one loop: a question's context is built only to say why a chunk
-    before its cut was passed over."""
-    names, picks, keys = index.doc_names, index.pick_fields, index.delivery_keys
-    put, pick, evidence_result = _RESULT, _pick, _evidence
+    """Per question, its result: which evidence spans a chunk in its context holds (partial: some,
+    complete: all), why each other one missed, and the ranking metrics. ``assembled``: per
+    question the chunks picked at ``budget``, their 0-based ranks, the cut and the words used."""
+    names, picks, keys, words = index.doc_names, index.pick_fields, index.delivery_keys, index.words
     out = []
-    for q, ranking, look, outcome, r in zip(
-        questions, rankings, looks, outcomes, ranked, strict=True
+    for q, ranking, r, (taken, positions, cut, used) in zip(
+        questions, rankings, ranked, assembled, strict=True
     ):
-        positions, cut, used = outcome
-        order = look.ranked
-        taken = [order[p] for p in positions]
         chosen = set(taken)
         evidence = []
-        partial, complete = False, True
         for ev, holders, best in zip(q.evidence, r.holders, r.best, strict=True):
-            copies = () if ev.occurrences is None else _occurrences(ev, names)
+            span, name = (ev.start, ev.end), names[ev.doc]
+            copies = occurrences(ev, names)
             if not chosen.isdisjoint(holders):
-                partial = True
-                span, name = (ev.start, ev.end), names[ev.doc]
-                evidence.append(evidence_result(span, True, None, best[0] + 1, name, None, copies))
+                evidence.append(EvidenceResult(span, True, None, best[0] + 1, name, None, copies))
                 continue
-            complete = False
             detail = None
             if ranking.allowed is not None and ev.doc not in ranking.allowed:
                 diagnosis = FILTERED_OUT
@@ -439,37 +320,77 @@ def score_questions(
                 diagnosis = NOT_INTACT
             elif best is None:
                 diagnosis = NOT_RANKED
+            elif best[0] >= cut:
+                words_k = int(words[best[1]])
+                diagnosis = OVER_BUDGET if words_k > budget else BELOW_CUT
+                detail = did_not_fit(budget - used, words_k, budget)
             else:
-                k, words = best[1], picks[best[1]][1]
-                if best[0] >= cut:  # ``Context.decision`` past the cut
-                    diagnosis = OVER_BUDGET if words > budget else BELOW_CUT
-                    detail = did_not_fit(budget - used, words, budget)
-                elif order[best[0]] == k:  # ``Context.decision`` before the cut
-                    diagnosis = passed_over(best[0], positions, order, look.sizes, keys, budget)
-                    detail = note(
-                        diagnosis, best[0], positions, order, look.sizes, budget, k, words, index
-                    )
-                else:
-                    walked = Context.of(look, outcome, budget, keys)
-                    diagnosis = walked.decision(k, best[0], words)
-                    detail = context_note(walked, diagnosis, k, best[0], words, index)
+                before = [k for k, p in zip(taken, positions, strict=True) if p < best[0]]
+                words_k = int(words[best[1]])
+                diagnosis = passed_over(
+                    words_k,
+                    None if keys is None else keys[best[1]],
+                    [int(words[k]) for k in before],
+                    () if keys is None else [keys[k] for k in before],
+                    budget,
+                )
+                detail = note(diagnosis, before, budget, best[1], words_k, index)
             rank = best[0] + 1 if best else None
-            span, name = (ev.start, ev.end), names[ev.doc]
-            evidence.append(evidence_result(span, False, diagnosis, rank, name, detail, copies))
-        result = _new(QuestionResult)
-        put[0](result, q.id)
-        put[1](result, q.split)
-        put[2](result, partial)
-        put[3](result, complete)
-        context = [pick(picks[k], p + 1) for k, p in zip(taken, positions, strict=True)]
-        put[4](result, tuple(context))
-        put[5](result, tuple(evidence))
-        put[6](result, used)
-        put[7](result, r.recall_at)
-        put[8](result, r.precision_at)
-        put[9](result, r.reciprocal_rank)
-        out.append(result)
+            evidence.append(EvidenceResult(span, False, diagnosis, rank, name, detail, copies))
+        found = [e.in_context for e in evidence]
+        context = tuple(pick(picks[k], p + 1) for k, p in zip(taken, positions, strict=True))
+        out.append(
+            QuestionResult(
+                q.id,
+                q.split,
+                any(found),
+                all(found),
+                context,
+                tuple(evidence),
+                used,
+                r.recall_at,
+                r.precision_at,
+                r.reciprocal_rank,
+            )
+        )
     return out
+
+
+class EvidenceSpans(NamedTuple):
+    """Every evidence span of ``questions`` questions: the question (row) of each span, and each
+    (span, chunk holding it whole) pair as parallel arrays."""
+
+    questions: int
+    question: np.ndarray
+    holder_span: np.ndarray
+    holder_chunk: np.ndarray
+
+
+def evidence_spans(ranked: Sequence[RankedQuestion]) -> EvidenceSpans:
+    """``EvidenceSpans`` of the questions ``ranked`` describes (their ``holders``)."""
+    spans = [holders for r in ranked for holders in r.holders]
+    question = np.repeat(np.arange(len(ranked)), [len(r.holders) for r in ranked])
+    holder_span = np.repeat(np.arange(len(spans)), [len(h) for h in spans])
+    chunks = np.fromiter((k for h in spans for k in h), dtype=np.int64, count=len(holder_span))
+    return EvidenceSpans(
+        len(ranked), question.astype(np.int64), holder_span.astype(np.int64), chunks
+    )
+
+
+def verdicts(
+    spans: EvidenceSpans, rows: np.ndarray, chunks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per question, whether its context (question ``rows[i]`` picked ``chunks[i]``) holds some
+    of its evidence spans whole (partial) and all of them (complete): a span is in the context
+    when a chunk holding it is."""
+    width = int(max(spans.holder_chunk.max(initial=0), chunks.max(initial=0))) + 1
+    picked = rows * width + chunks
+    holder = spans.question[spans.holder_span] * width + spans.holder_chunk
+    inside = np.zeros(len(spans.question), dtype=bool)
+    inside[spans.holder_span[np.isin(holder, picked)]] = True
+    found = np.bincount(spans.question, weights=inside, minlength=spans.questions)
+    total = np.bincount(spans.question, minlength=spans.questions)
+    return found > 0, found == total
 
 
 def aggregate(results: Sequence[QuestionResult]) -> Metrics:

@@ -169,7 +169,7 @@ def rank_scored(
         rankings, first = _graph(index, first, bm25, dense, fused, seeds, mask)
     else:
         rankings = [
-            _ranking(row, b, None, (), d, f)
+            Ranking(row, b, None, (), d, f)
             for row, b, d, f in zip(
                 first, bm25, _rows(dense, len(questions)), _rows(fused, len(questions)), strict=True
             )
@@ -183,20 +183,6 @@ def rank_scored(
         ]
         first = None
     return rankings, first
-
-
-_new = object.__new__
-
-
-def _ranking(score, bm25, pagerank, seeds, dense, fused) -> Ranking:
-    """``Ranking(score, bm25, pagerank, seeds, dense, fused)``, its fields written at once rather
-    than one frozen ``__setattr__`` at a time (a run builds one per question, mode and chunker)."""
-    ranking = _new(Ranking)
-    ranking.__dict__.update(
-        score=score, bm25=bm25, pagerank=pagerank, seeds=seeds, dense=dense, fused=fused,
-        rerank=None, allowed=None,
-    )  # fmt: skip
-    return ranking
 
 
 def _rows(matrix: np.ndarray | None, n: int) -> list:
@@ -223,9 +209,9 @@ def _graph(
     dense_rows, fused_rows = _rows(dense, q), _rows(fused, q)
     zeros = np.zeros(n)
     rankings = [
-        _ranking(scores[j], bm25[j], mass[j], seed_sets[j], dense_rows[j], fused_rows[j])
+        Ranking(scores[j], bm25[j], mass[j], seed_sets[j], dense_rows[j], fused_rows[j])
         if seed_sets[j]
-        else _ranking(zeros.copy(), bm25[j], zeros.copy(), (), dense_rows[j], fused_rows[j])
+        else Ranking(zeros.copy(), bm25[j], zeros.copy(), (), dense_rows[j], fused_rows[j])
         for j in range(q)
     ]
     return rankings, scores

@@ -157,7 +157,8 @@ def best_first(
     kept = place < k
     if q * k > 2 * len(rows):  # most rows short of k entries: a slice of the kept ones each
         ends = np.cumsum(np.minimum(counts, k)).tolist()
-        return [cols[kept][a:b] for a, b in pairwise([0, *ends])]
+        cols = cols[kept]
+        return [cols[a:b] for a, b in pairwise([0, *ends])]
     # One view per row of a q x k table, cut short for a row with fewer than k entries; the
     # entries past a row's k-th go to one spare cell after the table.
     table = np.empty(q * k + 1, dtype=np.int64)

@@ -9,8 +9,9 @@ import numpy as np
 
 from lab import LabConfig, build_corpus, load_collection, run_lab, sweep
 from lab.adaptive import fit, score_gap
+from lab.cache import LabCache
 from lab.cli import main
-from lab.run import LabCache, question_budgets
+from lab.run import question_budgets
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 CHUNKERS = ("structure", "qes-dp", "qes-retrieval")

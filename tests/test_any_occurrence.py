@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import lab.run
 from lab import LabCache, LabConfig, build_corpus, build_index, explain, question_items, run_lab
-from lab.assemble import Context
-from lab.metrics import aggregate, score_question, score_questions
-from lab.run import Retrieval
+from lab.metrics import aggregate
+from lab.retrieval import Retrieval
 
 NEWS = Path(__file__).resolve().parent / "data" / "real" / "xz-NEWS"
 LZIP = (
@@ -132,20 +130,16 @@ def test_any_occurrence_across_documents_counts_each_document_s_copies():
     assert corpus.questions[0].evidence[0].occurrences == ((0, 0, 19), (1, 10, 29))
 
 
-def test_both_scoring_paths_and_the_bitmask_count_agree_on_any_occurrence(anywhere, monkeypatch):
-    monkeypatch.setattr(lab.run, "FULL_SORT", 0)  # partial looks too
+def test_the_array_path_and_each_question_alone_agree_on_any_occurrence(anywhere):
     config = LabConfig(split="all", size=250)
     for chunker in ("fixed", "sentence", "structure"):
         index = LabCache().index(anywhere, config, chunker)
         for mode in ("flat", "graph"):
             retrieval = Retrieval.of(index, anywhere.questions, mode)
             for budget in (40, 120, 400):
-                scored = retrieval._kept([budget])[0]
-                parts = (retrieval.questions, retrieval.rankings, scored.looks, scored.outcomes)
-                together = score_questions(index, *parts, budget, retrieval.ranked)
-                for q, ranking, look, outcome, got in zip(*parts, together, strict=True):
-                    context = Context.of(look, outcome, budget, index.delivery_keys)
-                    assert got == score_question(index, q, ranking, context)
+                together = retrieval.evaluate(budget)
+                for q, got in zip(anywhere.questions, together, strict=True):
+                    assert got == explain(index, q, mode, budget).result
                 assert retrieval.metrics(budget) == aggregate(together)
 
 

@@ -215,7 +215,7 @@ def harbour():
 
 
 def test_evidence_inside_a_resolved_reference_is_highlighted_whole(harbour):
-    index = build_index(harbour, "structure", 450, resolve_refs=True)
+    index = build_index(harbour, "structure", 450)
     swimming = next(c for c in index.chunks if "Swimming" in c.text)
     spans = [(e.start, e.end) for e in harbour.questions[0].evidence]
     parts = context.segments(swimming, DOCUMENT, spans)
@@ -262,8 +262,8 @@ def test_document_text_is_escaped_in_the_context():
 
 
 def test_switching_references_off_removes_only_the_reference_edges(handbook):
-    on = graph.graph_view(handbook, LabConfig(resolve_refs=True), "structure", "q07")
-    off = graph.graph_view(handbook, LabConfig(resolve_refs=False), "structure", "q07")
+    on = graph.graph_view(handbook, LabConfig(refs="delivered"), "structure", "q07")
+    off = graph.graph_view(handbook, LabConfig(refs="off"), "structure", "q07")
     assert (on.edges["type"] == "xref").sum() == on.counts["xref"] > 0
     assert (off.edges["type"] == "xref").sum() == off.counts["xref"] == 0
     assert on.counts["adjacency"] == off.counts["adjacency"]

@@ -164,7 +164,7 @@ def test_structure_gives_one_chunk_per_provision_with_its_path_and_cited_text():
 
 
 def test_structure_without_resolve_refs_appends_no_reference_text():
-    doc, chunks, _ = plan(RULES, "structure", 450, resolve_refs=False)
+    doc, chunks, _ = plan(RULES, "structure", 450, refs="off")
     torch = chunks[1]
     assert torch.text == f"[{TORCH_PATH}] {TORCH}"
     assert [doc.text[s:e] for s, e in torch.source] == [TORCH]

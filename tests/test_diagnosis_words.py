@@ -141,13 +141,12 @@ STEPS = {  # the README's dictionary How To as a whole: create, compress, decomp
 
 
 def test_resembled_is_the_picked_chunk_sharing_most_terms():
-    from lab.assemble import token_marks
     from lab.diagnosis import resembled
 
     # chunk 2 shares one term with chunk 0 and two with chunk 1; all three are old news
-    assert resembled(2, [0, 1], token_marks([[0, 1, 2], [3, 4, 5], [3, 4, 0]])) == (1, 0.0)
+    assert resembled(2, [0, 1], [[0, 1, 2], [3, 4, 5], [3, 4, 0]]) == (1, 0.0)
     # one term each (0 with chunk 0, 2 with chunk 1): the better ranked; terms 9 and 8 are new
-    assert resembled(2, [1, 0], token_marks([[0, 1], [2, 3], [0, 2, 9, 8]])) == (1, 0.5)
+    assert resembled(2, [1, 0], [[0, 1], [2, 3], [0, 2, 9, 8]]) == (1, 0.5)
 
 
 def test_a_procedure_step_skipped_as_a_near_duplicate_names_the_step_it_resembled():

@@ -230,7 +230,7 @@ TECHNOVA = Path(__file__).resolve().parent.parent / "data" / "technova" / "colle
 
 
 def assert_structure_matches_naive(corpus, chunker, size, resolve_refs):
-    index = build_index(corpus, chunker, size, resolve_refs=resolve_refs)
+    index = build_index(corpus, chunker, size, refs="delivered" if resolve_refs else "off")
     n = len(index.chunks)
     plain = structure_edges_plain(index.chunks, corpus.documents, resolve_refs)
     want = {

@@ -114,7 +114,7 @@ def test_evidence_counts_as_in_context_through_resolved_reference_text():
     assert [p.chunk for p in x.result.context] == ["structure-1"]
     assert x.result.complete and x.result.verdict == "complete"
 
-    unresolved = build_index(corpus, "structure", 450, resolve_refs=False)
+    unresolved = build_index(corpus, "structure", 450, refs="off")
     y = explain(unresolved, corpus.questions[0], "flat", 100)
     assert y.result.partial and not y.result.complete and y.result.verdict == "partial"
     assert diagnoses(y)[1] == ("not ranked", None)

@@ -232,7 +232,7 @@ def test_a_tokenizer_that_cannot_be_found_offline_says_how_to_provide_it(capsys,
 @minilm
 def test_the_labs_own_chunkers_honour_a_token_size():
     from lab import LabConfig
-    from lab.run import LabCache
+    from lab.cache import LabCache
     from lab.tokens import get_tokenizer
 
     corpus = load_corpus(DATA / "handbook.md", DATA / "handbook_qe.json")

@@ -8,7 +8,7 @@ from samples import SPEC_CHUNKERS, corpora, markdown_documents
 from lab import LabConfig, build_corpus, build_index, parse_document, run_lab
 from lab.chunkers.base import fit_units
 from lab.generate import generate_corpus
-from lab.run import Retrieval
+from lab.retrieval import Retrieval
 from lab.text import tokenize
 
 UNIT_BASED = ("sentence", "structure", "qes-dp", "qes-greedy")
@@ -41,7 +41,12 @@ def check_chunk_contract(corpus, chunker, size, overlap, headers, resolve_refs):
     doc = corpus.documents[0]
     text, units = doc.text, doc.units
     index = build_index(
-        corpus, chunker, size, overlap=overlap, headers=headers, resolve_refs=resolve_refs
+        corpus,
+        chunker,
+        size,
+        overlap=overlap,
+        headers=headers,
+        refs="delivered" if resolve_refs else "off",
     )
     chunks = index.chunks
     assert chunks
@@ -95,7 +100,12 @@ def test_every_chunker_keeps_its_contract(corpus, chunker, size, overlap, header
     overlap = min(overlap, size // 2)  # a step of at least L/2 keeps fixed windows few
     first = check_chunk_contract(corpus, chunker, size, overlap, headers, resolve_refs)
     again = build_index(
-        corpus, chunker, size, overlap=overlap, headers=headers, resolve_refs=resolve_refs
+        corpus,
+        chunker,
+        size,
+        overlap=overlap,
+        headers=headers,
+        refs="delivered" if resolve_refs else "off",
     )
     assert again.chunks == first  # deterministic
 
@@ -135,7 +145,12 @@ def test_indexed_tokens_are_the_tokens_of_each_chunk_text(
     corpus, chunker, size, headers, resolve_refs
 ):
     index = build_index(
-        corpus, chunker, size, overlap=size // 2, headers=headers, resolve_refs=resolve_refs
+        corpus,
+        chunker,
+        size,
+        overlap=size // 2,
+        headers=headers,
+        refs="delivered" if resolve_refs else "off",
     )
     term = {i: t for t, i in index.bm25.vocab.items()}
     for chunk, ids in zip(index.chunks, index.bm25.token_ids, strict=True):
@@ -155,7 +170,7 @@ def test_metrics_invariants(corpus, budget, size, headers, resolve_refs):
         budget=budget,
         split="all",
         headers=headers,
-        resolve_refs=resolve_refs,
+        refs="delivered" if resolve_refs else "off",
         overlap=min(50, size - 1),
     )
     with np.errstate(all="raise"):
@@ -181,8 +196,9 @@ def test_picked_chunks_all_have_positive_scores(corpus, budget, chunker, mode):
     index = build_index(corpus, chunker, 160)
     with np.errstate(all="raise"):
         retrieval = Retrieval.of(index, corpus.questions, mode)
-        contexts = retrieval.contexts(budget)
-    for ranking, context in zip(retrieval.rankings, contexts, strict=True):
-        assert all(ranking.score[k] > 0 for k in context.picked)
+        results = retrieval.evaluate(budget)
+    at = {c.id: k for k, c in enumerate(index.chunks)}
+    for ranking, result in zip(retrieval.rankings, results, strict=True):
+        assert all(ranking.score[at[p.chunk]] > 0 for p in result.context)
         assert all(ranking.score[k] > 0 for k in ranking.order)
         assert (ranking.score[np.setdiff1d(np.arange(len(index.chunks)), ranking.order)] <= 0).all()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import lab.run
+import lab.cache
 from lab import CHUNKERS, LabCache, LabConfig, build_corpus, build_index, run_lab
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -31,13 +31,13 @@ def handbook_with(*extra: dict):
 @pytest.fixture
 def builds(monkeypatch) -> list:
     calls = []
-    real = lab.run.build_index
+    real = lab.cache.build_index
 
     def counted(corpus, chunker, *args, **kwargs):
         calls.append(chunker)
         return real(corpus, chunker, *args, **kwargs)
 
-    monkeypatch.setattr(lab.run, "build_index", counted)
+    monkeypatch.setattr(lab.cache, "build_index", counted)
     return calls
 
 

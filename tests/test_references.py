@@ -1,11 +1,9 @@
 """Reference placement: cited provisions' text delivered with the chunk, in the index only, or
 off; and the older on/off switch still understood."""
 
-from dataclasses import replace
-
 import pytest
 
-from lab import LabConfig, build_corpus, build_index, explain, run_lab
+from lab import LabConfig, build_corpus, build_index, configure, explain, run_lab
 from lab.chunkers import REFERENCE_MARK
 
 RULES = """\
@@ -93,16 +91,15 @@ def test_index_statistics_measure_what_is_delivered():
     assert stats["delivered"].max_chars == stats["index-only"].max_chars == len(TORCH)
 
 
-def test_older_resolve_refs_switch_still_works():
-    assert LabConfig(resolve_refs=False).refs == "off"
-    assert LabConfig(resolve_refs=True).refs == "delivered"
-    assert LabConfig(refs="index-only", resolve_refs=True).refs == "index-only"
-    assert replace(LabConfig(refs="index-only"), resolve_refs=False).refs == "off"
-    assert replace(LabConfig(refs="off"), resolve_refs=True).refs == "delivered"
-    assert replace(LabConfig(resolve_refs=False), refs="index-only").refs == "index-only"
-    assert LabConfig(refs="index-only").resolve_refs and not LabConfig(refs="off").resolve_refs
-    assert build_index(corpus(), "structure", 450, resolve_refs=False).refs == "off"
-    assert LabConfig(resolve_refs=False) == LabConfig(refs="off")
+def test_older_resolve_refs_switch_is_read_where_old_settings_are_translated():
+    assert configure(LabConfig(), "resolve_refs=false").refs == "off"
+    assert configure(LabConfig(refs="off"), "resolve_refs=true").refs == "delivered"
+    assert configure(LabConfig(refs="index-only"), "resolve_refs=true").refs == "index-only"
+    assert configure(LabConfig(refs="index-only"), "resolve_refs=false").refs == "off"
+    with pytest.raises(TypeError, match="resolve_refs"):
+        LabConfig(resolve_refs=False)
+    with pytest.raises(TypeError, match="resolve_refs"):
+        build_index(corpus(), "structure", 450, resolve_refs=False)
 
 
 def test_unknown_placement_names_the_choices():

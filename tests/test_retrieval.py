@@ -128,7 +128,7 @@ def networkx_pagerank(graph: ChunkGraph, restart: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("chunker", ["sentence", "structure", "qes-greedy"])
 @pytest.mark.parametrize("resolve_refs", [True, False])
 def test_pagerank_matches_networkx_on_handbook_graphs(handbook, chunker, resolve_refs):
-    index = build_index(handbook, chunker, 350, resolve_refs=resolve_refs)
+    index = build_index(handbook, chunker, 350, refs="delivered" if resolve_refs else "off")
     bm25 = index.bm25.scores([tokenize(q.question) for q in handbook.questions[:4]])
     restart = np.zeros((len(index.chunks), len(bm25)))
     for q, row in enumerate(bm25):
@@ -210,7 +210,7 @@ def test_graph_edges_carry_their_type_weights():
 
 def test_reference_edges_need_resolve_refs():
     corpus = build_corpus({"rules": RULES}, None)
-    graph = build_index(corpus, "structure", 450, resolve_refs=False).graph
+    graph = build_index(corpus, "structure", 450, refs="off").graph
     assert edge_set(graph, "xref") == {}
     assert set(edge_set(graph, "adjacency")) == {(0, 1)}
 

@@ -6,7 +6,6 @@ plain tokens."""
 from pathlib import Path
 
 import numpy as np
-import pytest
 import scipy.sparse as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -99,25 +98,6 @@ def test_walk_is_the_transition_in_float32(handbook):
         assert same_array(fast.data, walk.data.astype(np.float32))
         assert same_array(sinks, np.flatnonzero(dangling))
         assert np.allclose(walk.sum(axis=0)[0, ~dangling], 1.0)  # column-stochastic
-
-
-def test_fast_ranking_is_the_dataclass(handbook):
-    import dataclasses
-
-    from lab.retrieve import Ranking, _ranking
-
-    score, bm25 = np.array([0.0, 2.0, 1.0, 2.0]), np.array([0.0, 1.0, 3.0, 1.0])
-    for args in [(score, bm25, None, (), None, None), (score, bm25, bm25 * 2, (1, 2), bm25, score)]:
-        want, got = Ranking(*args), _ranking(*args)
-        assert type(got) is Ranking
-        assert vars(got) == vars(want)  # the same fields, rerank and allowed None
-        assert got.order.tolist() == [1, 3, 2] and got.offered == 3
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            got.score = bm25
-        assert dataclasses.replace(got, allowed=(0,)).allowed == (0,)
-
-
-# --- tokens: each new word learned once ---------------------------------------------------------
 
 
 @given(

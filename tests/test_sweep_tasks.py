@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import lab.cache
+import lab.retrieval
 import lab.run
 from lab import LabCache, LabConfig, run_lab, sweep, sweep_cell
 
@@ -13,21 +15,21 @@ CONFIG = LabConfig(chunkers=("sentence", "structure"), split="all")
 GRID = {"budgets": (60, 160, 300), "sizes": (250, 450)}
 
 
-def counting(monkeypatch, name: str) -> list:
+def counting(monkeypatch, module, name: str) -> list:
     calls = []
-    real = getattr(lab.run, name)
+    real = getattr(module, name)
 
     def counted(*args, **kwargs):
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(lab.run, name, counted)
+    monkeypatch.setattr(module, name, counted)
     return calls
 
 
 def test_each_task_builds_one_index_and_ranks_once_per_mode(handbook, monkeypatch):
-    indexes = counting(monkeypatch, "build_index")
-    rankings = counting(monkeypatch, "rank_scored")
+    indexes = counting(monkeypatch, lab.cache, "build_index")
+    rankings = counting(monkeypatch, lab.retrieval, "rank_scored")
     rows = sweep(handbook, CONFIG, **GRID).rows
     assert len(rows) == 2 * 2 * 3 * 2  # chunkers x modes x budgets x sizes
     assert [(a[1], a[2]) for a in indexes] == [
@@ -43,8 +45,14 @@ def test_a_warm_rerun_only_looks_things_up(handbook, monkeypatch):
     cache = LabCache()
     first = sweep(handbook, CONFIG, **GRID, cache=cache).rows
     result = run_lab(handbook, CONFIG, cache=cache).to_dict()
-    names = ("build_index", "rank_scored", "walk", "score_question", "index_stats")
-    calls = {name: counting(monkeypatch, name) for name in names}
+    names = {
+        "build_index": lab.cache,
+        "index_stats": lab.cache,
+        "rank_scored": lab.retrieval,
+        "assemble_questions": lab.retrieval,
+        "score_questions": lab.retrieval,
+    }
+    calls = {name: counting(monkeypatch, module, name) for name, module in names.items()}
     assert sweep(handbook, CONFIG, **GRID, cache=cache).rows == first
     assert run_lab(handbook, CONFIG, cache=cache).to_dict() == result
     assert calls == {name: [] for name in names}

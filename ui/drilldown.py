@@ -20,9 +20,9 @@ from lab import (
     Question,
     explain,
     question_budget,
+    reranker_for,
 )
 from lab.retrieve import RERANK_TOP
-from lab.run import reranker_for
 
 from . import cache
 from .cache import pick, shared_and_session

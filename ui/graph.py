@@ -11,8 +11,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lab import Corpus, Index, LabConfig, context_note, explain, question_budget
-from lab.run import reranker_for
+from lab import (
+    Corpus,
+    Index,
+    LabConfig,
+    context_note,
+    explain,
+    question_budget,
+    reference_placement,
+    reranker_for,
+)
 
 from . import cache
 from .cache import pick, shared_and_session
@@ -76,7 +84,9 @@ def _layout(_corpus: Corpus, digest: str, config: LabConfig, nodes: tuple[int, .
     """Spring layout (seed 0) of ``nodes``, computed on the graph with references resolved so the
     positions stay put when references are switched off (chunk bodies do not change)."""
     chunker = config.chunkers[0]
-    index = cache.index(_corpus, replace(config, resolve_refs=True), chunker)
+    index = cache.index(
+        _corpus, replace(config, refs=reference_placement(config.refs, True)), chunker
+    )
     mine = cache.index(_corpus, config, chunker)
     if [c.source[0] for c in index.chunks] != [c.source[0] for c in mine.chunks]:
         index = mine
@@ -202,9 +212,9 @@ def graph_spec(
     return readable(spec)
 
 
-def edge_counts(of: Corpus, config: LabConfig, chunker: str, resolve_refs: bool) -> dict[str, int]:
-    """Edges by type of ``chunker``'s graph with references resolved or not."""
-    return cache.index(of, replace(config, resolve_refs=resolve_refs), chunker).graph.edge_counts()
+def edge_counts(of: Corpus, config: LabConfig, chunker: str, refs: str) -> dict[str, int]:
+    """Edges by type of ``chunker``'s graph with references placed as ``refs`` says."""
+    return cache.index(of, replace(config, refs=refs), chunker).graph.edge_counts()
 
 
 def chunk_detail_html(of: Corpus, config: LabConfig, chunker: str, k: int, qid: str | None) -> str:
@@ -367,8 +377,9 @@ def node_clicked() -> None:
 
 def edge_metrics(of: Corpus, config: LabConfig, chunker: str, view: GraphView) -> None:
     """Chunks and edges by type, each against the same graph with references toggled."""
-    other = edge_counts(of, config, chunker, not config.resolve_refs)
-    against = f"vs references {'off' if config.resolve_refs else 'on'}"
+    resolved = config.refs != "off"
+    other = edge_counts(of, config, chunker, reference_placement(config.refs, not resolved))
+    against = f"vs references {'off' if resolved else 'on'}"
     cols = st.columns(len(EDGE_COLORS) + 1)
     cols[0].metric("Chunks", view.total)
     for col, kind in zip(cols[1:], EDGE_COLORS, strict=True):
@@ -379,7 +390,7 @@ def edge_metrics(of: Corpus, config: LabConfig, chunker: str, view: GraphView) -
             f"{delta:+d} {against}" if delta else None,
             delta_color="off",
         )
-    if config.resolve_refs:
+    if resolved:
         st.caption(
             f"References {config.refs}: xref edges join a chunk to every chunk of each "
             "provision it cites."

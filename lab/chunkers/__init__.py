@@ -208,7 +208,6 @@ def chunk_document(
     *,
     headers: bool = False,
     refs: str = "delivered",
-    resolve_refs: bool | None = None,
     first_id: int = 0,
     embedder=None,
     doc_type: str = "other",
@@ -222,13 +221,12 @@ def chunk_document(
     into pieces that fit (:func:`~lab.chunkers.base.fitted_plan`); the plan's ``cuts`` say where.
     ``refs`` places the text of cited provisions for chunkers that resolve references:
     "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
-    or "off"; ``resolve_refs`` is the older on/off switch (see ``reference_placement``).
-    ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
+    or "off". ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
     chooses by; ``heading_guard`` keeps the guarded chunkers (:data:`~lab.chunkers.guard.GUARDED`)
     from cutting between a heading and its first unit. With a ``tokenizer``
     (``lab.tokens.Tokenizer``), ``size`` and ``overlap`` count its tokens
     (:func:`plan_document`)."""
-    refs = reference_placement(refs, resolve_refs)
+    reference_placement(refs)
     params = Params(
         size,
         overlap,

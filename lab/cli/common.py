@@ -34,11 +34,11 @@ from .. import (
 )
 from ..adaptive import ADAPTIVE
 from ..chunkers import chunker_status
+from ..config import embedder_for, reranker_for
 from ..embed import DEFAULT_MODEL, DenseUnavailable
 from ..formats import check_parser
 from ..plugins import CONFIG_ENV, config_path, load_config, load_plugin
 from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
-from ..run import embedder_for, reranker_for
 from ..tokens import get_tokenizer
 
 DATA = Path(__file__).resolve().parents[2] / "data"

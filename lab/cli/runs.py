@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 from .. import LabCache, csv_text, run_lab, scored_on_training, sweep
 from ..cluster import DistributedUnavailable, connected, distributed_status, local_cluster
-from ..run import DEFAULT_BUDGETS, DEFAULT_SIZES
+from ..config import DEFAULT_BUDGETS, DEFAULT_SIZES
 from ..training import MARK
 from .common import (
     DEFAULTS,

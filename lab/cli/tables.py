@@ -15,7 +15,9 @@ from .. import (
     untrained_chunkers,
 )
 from ..compare import label, p_text, points, uses_embeddings
-from ..run import LabResult, SweepResult, question_count
+from ..config import question_count
+from ..run import LabResult
+from ..sweeps import SweepResult
 from ..training import MARK
 
 

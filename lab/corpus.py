@@ -220,7 +220,7 @@ def _read_documents(
         try:
             format = source.format or binary_format(name, source.data)
             if format is not None and FORMATS.get(format) and FORMATS[format].binary:
-                document, crs = read_binary(source.data, name, format), []
+                document, crs = read_binary(source.data, name, format, parser), []
             else:
                 text, crs = normalise_newlines(decode_text(source.data, f"Document {name!r}"))
                 if len(text) > MAX_DOCUMENT_CHARS:

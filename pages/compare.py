@@ -28,7 +28,7 @@ if not corpus.split(settings.split):
 a = compare.choose_a(settings, cache.lab(corpus, settings.config))
 if uses_embeddings(a.config):  # a BM25 side does not use the dense model: not named for it
     st.caption(state.retrieval_note(a, "A: "))
-b = compare.edit_b(a, html=cache.has_html(corpus))
+b = compare.edit_b(a, cache.readings(corpus))
 draw.training_notices(
     corpus, settings.split, tuple(dict.fromkeys(a.chunkers + b.chunkers)), settings.adaptive
 )

@@ -400,8 +400,9 @@ def test_the_html_parser_is_a_sidebar_setting_of_a_corpus_with_html_only():
     handbook = open_app("pages/index_overview.py", parser="page")
     assert not [r for r in handbook.sidebar.radio if r.key == "parser"]
     assert [w.value for w in handbook.warning] == [
-        "Ignored **parser=page** from the link: expected main or page (how HTML is read), for "
-        "a corpus with HTML documents. Using **main**."
+        "Ignored **parser=page** from the link: expected main or page (how HTML is read), "
+        "pypdf or layout (how PDF is read), one of each joined by a comma for a corpus with "
+        "both, for a corpus with HTML or PDF documents. Using **main**."
     ]
     assert "parser" not in handbook.sidebar.code[-1].value
 
@@ -424,3 +425,36 @@ def test_your_html_corpus_read_as_the_whole_page_has_the_navigations_question():
     assert not page.exception, page.exception
     assert page.selectbox(key="question").options[0].startswith("nav")
     assert "parser=page" in page.sidebar.code[-1].value
+
+
+def test_the_pdf_parser_is_a_sidebar_setting_of_a_corpus_with_a_pdf():
+    import base64
+    from pathlib import Path
+
+    pytest.importorskip("pdfminer", reason="parser=layout needs pdfminer.six (requirements.txt)")
+    from ui.cache import USER, USER_CORPUS_KEY, USER_INPUTS_KEY
+    from ui.store import Inputs
+    from ui.uploads import BINARY_MARK, build
+
+    pdf = (
+        Path(__file__).resolve().parent / "data" / "real" / "formats" / "shared-mime-info-spec.pdf"
+    )
+    kept = BINARY_MARK + base64.b64encode(pdf.read_bytes()).decode("ascii")
+    inputs = Inputs({"spec.pdf": kept}, None)
+    at = open_app("pages/index_overview.py")
+    at.session_state[USER_CORPUS_KEY] = build(inputs)
+    at.session_state[USER_INPUTS_KEY] = inputs
+    at.run()
+    at.selectbox(key="corpus").select(USER).run()
+    radio = at.sidebar.radio(key="parser")
+    assert radio.label == "PDF parser" and radio.options == ["pypdf", "layout"]
+    assert radio.value == "pypdf"
+    pypdf_text = at.session_state[USER_CORPUS_KEY].documents[0].text
+    radio.set_value("layout").run()
+    assert not at.exception, at.exception
+    assert "parser=layout" in at.sidebar.code[-1].value
+    from ui import cache
+
+    with_layout = build(inputs, "layout").documents[0].text
+    assert with_layout != pypdf_text
+    assert cache.readings(build(inputs)) == ["pypdf", "layout"]

@@ -1,6 +1,7 @@
 """AppTest of the Compare page: A from the sidebar, B's settings in the URL, the verdict, the
 per-question table with drill-down links, bad links and bad pairs."""
 
+import base64
 import json
 from pathlib import Path
 
@@ -410,3 +411,54 @@ def test_a_and_b_on_technovas_html_read_alike_say_so():
     app = open_app(PAGE, corpus="technova", b_parser="page", b_mode="flat")
     assert not app.exception, app.exception
     assert "read these documents alike" in " ".join(i.value for i in app.info)
+
+
+PDF = SPEC.parent / "shared-mime-info-spec.pdf"
+PDF_QE = json.dumps(
+    {
+        "questions": [
+            {
+                "id": "prefs",
+                "question": "Is the MIME database for user preferences?",
+                "evidence": ["The MIME database is NOT intended to store user preferences."],
+            },
+            {
+                "id": "version",
+                "question": "Which version of the specification is this?",
+                "evidence": ["This is version 0.21 of the Shared MIME-info Database"],
+            },
+        ]
+    }
+)
+
+
+def open_on_pdf_and_html(page=PAGE, **query):
+    """The app on a user corpus of the real PDF specification and an HTML chapter of it."""
+    pytest.importorskip("pdfminer", reason="parser=layout needs pdfminer.six (requirements.txt)")
+    from ui.uploads import BINARY_MARK
+
+    pdf = BINARY_MARK + base64.b64encode(PDF.read_bytes()).decode("ascii")
+    inputs = Inputs({"spec.pdf": pdf, "spec.html": SPEC.read_text(encoding="utf-8")}, PDF_QE)
+    app = open_app(page, **query)
+    app.session_state[USER_CORPUS_KEY] = build(inputs)
+    app.session_state[USER_INPUTS_KEY] = inputs
+    app.run()
+    app.selectbox(key="corpus").select(USER).run()
+    return app
+
+
+def test_b_reads_the_pdf_with_pdfminers_layout_parser():
+    app = open_on_pdf_and_html(b_parser="main,layout", b_mode="bm25")
+    assert not app.exception, app.exception
+    assert app.radio(key="parser").options == [
+        "main,pypdf",
+        "main,layout",
+        "page,pypdf",
+        "page,layout",
+    ]
+    assert app.radio(key="parser").value == "main,pypdf"
+    chooser = app.selectbox(key="b_parser")
+    assert chooser.value == "main,layout" and chooser.label == "Parser (HTML, PDF)"
+    assert "B changes: parser (main,pypdf → main,layout)" in markdown(app)
+    assert sorted(question_rows(app)["id"]) == ["prefs", "version"]
+    assert "b_parser=main%2Clayout" in share_link(app) or "b_parser=main,layout" in share_link(app)

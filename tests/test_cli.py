@@ -526,11 +526,36 @@ def test_compare_warns_when_more_than_one_setting_changes(capsys):
         (["--a", FLAT, "--b", "size=big"], ["--b: size must be a whole number"]),
         (["--a", FLAT, "--b", "graph"], ["--b: expected NAME=VALUE, got 'graph'"]),
         (["--a", FLAT, "--b", "refs=never"], ["--b: refs must be one of delivered, index-only"]),
-        (["--a", FLAT], ["the following arguments are required: --b"]),
+        (["--a", FLAT], ["give B's settings (--b NAME=VALUE,...) or B's parser (--b-parser)"]),
+        (["--a", FLAT, "--b-parser", "ocr"], ["unknown parser 'ocr'"]),
     ],
 )
 def test_compare_bad_settings_are_user_errors(capsys, argv, words):
     assert_user_error(*run_cli(capsys, "compare", *argv), *words)
+
+
+def test_compare_b_parser_reads_bs_documents_with_another_parser(capsys):
+    pytest.importorskip("pdfminer", reason="parser=layout needs pdfminer.six (requirements.txt)")
+    collection = str(Path(__file__).resolve().parent / "data/real/formats/collection.json")
+    code, out, err = run_cli(
+        capsys, "compare", "--collection", collection, "--a", FLAT, "--b-parser", "layout",
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["differences"] == [{"setting": "parser", "a": "main,pypdf", "b": "main,layout"}]
+    assert data["a"] == data["b"] and len(data["questions"]) == 20
+    code, out, err = run_cli(
+        capsys, "compare", "--collection", collection, "--a", FLAT, "--b-parser", "page",
+        "--parser", "layout",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "parser (main,layout → page,pypdf)" in out
+
+
+def test_compare_b_parser_on_documents_with_one_reading_is_a_user_error(capsys):
+    code, out, err = run_cli(capsys, "compare", "--a", FLAT, "--b-parser", "layout")
+    assert code == 2 and "no document here has several readings" in err
 
 
 def test_compare_on_a_split_without_questions_is_a_user_error(capsys, tmp_path):

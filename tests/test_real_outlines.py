@@ -32,17 +32,17 @@ def ranks(levels: list[int]) -> list[int]:
     return [order[level] for level in levels]
 
 
-def read_outline(name: str) -> tuple[str, list[tuple[int, str]]]:
+def read_outline(name: str, parser: str | None = None) -> tuple[str, list[tuple[int, str]]]:
     sys.path.insert(0, str(REAL.parents[2]))
     from lab.cli.outline import read_outline as read
 
-    entry = read(REAL / name)
+    entry = read(REAL / name, parser)
     return entry["format"], [(h["level"], h["title"]) for h in entry["headings"]]
 
 
-def score(name: str) -> tuple[str, int, int, int, int]:
+def score(name: str, parser: str | None = None) -> tuple[str, int, int, int, int]:
     """The format, and the headings read, expected, matched, and matched at their level."""
-    format, read = read_outline(name)
+    format, read = read_outline(name, parser)
     expected = [(level, title) for level, title in OUTLINES[name]]
     got_titles, want_titles = [normal(t) for _, t in read], [normal(t) for _, t in expected]
     got_levels, want_levels = ranks([lv for lv, _ in read]), ranks([lv for lv, _ in expected])
@@ -55,11 +55,12 @@ def score(name: str) -> tuple[str, int, int, int, int]:
     return format, len(read), len(expected), matched, levelled
 
 
-def table() -> dict[str, dict[str, float]]:
-    """Per format: documents, precision, recall and F1 of titles, and level accuracy."""
+def table(parser: str | None = None) -> dict[str, dict[str, float]]:
+    """Per format: documents, precision, recall and F1 of titles, and level accuracy, each
+    format read with the reading ``parser`` names for it (its default where it names none)."""
     sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     for name in OUTLINES:
-        format, read, expected, matched, levelled = score(name)
+        format, read, expected, matched, levelled = score(name, parser)
         s = sums[format]
         s[0] += 1
         s[1] += read
@@ -100,13 +101,22 @@ def test_the_reader_finds_the_hand_written_outline(scores, format):
     assert row["levels"] >= TARGET_LEVELS, row
 
 
+def test_pdfminer_layout_reads_the_pdf_outline_too():
+    pytest.importorskip("pdfminer", reason="parser=layout needs pdfminer.six (requirements.txt)")
+    row = table("layout")["pdf"]
+    assert row["f1"] >= TARGET_F1, row
+    assert row["levels"] >= TARGET_LEVELS, row
+
+
 if __name__ == "__main__":
-    print("| format | documents | precision | recall | F1 | levels right |")
-    print("|---|---|---|---|---|---|")
-    for format, row in table().items():
+    print("| format | reader | documents | precision | recall | F1 | levels right |")
+    print("|---|---|---|---|---|---|---|")
+    rows = [(f, "default", row) for f, row in table().items()]
+    rows.append(("pdf", "layout", table("layout")["pdf"]))
+    for format, reader, row in rows:
         print(
-            f"| {format} | {row['documents']} | {row['precision']:.2f} | {row['recall']:.2f} "
-            f"| {row['f1']:.2f} | {row['levels']:.2f} |"
+            f"| {format} | {reader} | {row['documents']} | {row['precision']:.2f} "
+            f"| {row['recall']:.2f} | {row['f1']:.2f} | {row['levels']:.2f} |"
         )
 
 

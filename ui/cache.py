@@ -39,7 +39,7 @@ from lab import (
     sweep,
 )
 from lab.embed import DenseUnavailable, get_embedder
-from lab.formats import PARSERS
+from lab.formats import PARSERS, default_reading, parser_options
 from lab.rerank import download, get_reranker, reranker_status
 
 if TYPE_CHECKING:  # altair loads with the first chart, not with the sidebar
@@ -57,7 +57,7 @@ USER_CORPUS_KEY = "user_corpus"
 
 USER_ID_KEY = "user_corpus_id"  # the store digest of the user's corpus, when it is kept
 USER_INPUTS_KEY = "user_corpus_inputs"  # what the user's corpus was built from, to read again
-DEFAULT_PARSER = PARSERS[0]  # HTML's main content; "page" reads the whole page
+DEFAULT_PARSER = PARSERS[0]  # every format's default reading (HTML's main content, PDF by pypdf)
 HANDBOOK_FILES = ("handbook.md", "handbook_qe.json")
 
 
@@ -173,14 +173,16 @@ def bundled(of: Corpus) -> bool:
         (shared := load()) is not None and of.digest == shared.digest for load in BUNDLED.values()
     ) or any(
         (shared := technova(parser)) is not None and of.digest == shared.digest
-        for parser in PARSERS[1:]
-        if has_html(of) and has_html(technova())
+        for parser in readings(technova())[1:]
+        if readings(of)
     )
 
 
-def has_html(of: Corpus | None) -> bool:
-    """Whether ``of`` holds an HTML document (its reading is then a setting: ``parser``)."""
-    return of is not None and any(info.format == "html" for info in of.info)
+def readings(of: Corpus | None) -> list[str]:
+    """The readings (``parser`` settings) ``of`` may be read with, the default first: one per
+    combination of its formats' readings (HTML ``main``/``page``, PDF ``pypdf``/``layout``);
+    empty when none of its formats offers several."""
+    return parser_options(frozenset(info.format for info in of.info)) if of is not None else []
 
 
 def embedder_problem(model: str) -> str | None:
@@ -221,16 +223,17 @@ def corpus_names() -> list[str]:
 
 
 def corpus(name: str, parser: str = DEFAULT_PARSER) -> Corpus | None:
-    """The corpus called ``name`` in :func:`corpus_names`, its HTML documents read with
-    ``parser``; the handbook for anything else (None when the handbook cannot be loaded)."""
+    """The corpus called ``name`` in :func:`corpus_names`, its HTML and PDF documents read with
+    ``parser`` (see :func:`lab.formats.reading`); the handbook for anything else (None when the
+    handbook cannot be loaded)."""
     if name == USER and USER_CORPUS_KEY in st.session_state:
         mine = st.session_state[USER_CORPUS_KEY]
         inputs = st.session_state.get(USER_INPUTS_KEY)
-        if parser == DEFAULT_PARSER or inputs is None or not has_html(mine):
+        if default_reading(parser) or inputs is None or not readings(mine):
             return mine
         return _user_reading(inputs, inputs.digest(), parser)
     if name == TECHNOVA:
-        return technova(parser)
+        return technova() if default_reading(parser) else technova(parser)
     return BUNDLED.get(name, handbook)()
 
 

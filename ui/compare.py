@@ -73,10 +73,11 @@ def _follow(defaults: dict[str, object]) -> None:
     st.session_state[FOLLOWED] = defaults
 
 
-def edit_b(a: state.Settings, html: bool = False) -> state.Settings:
+def edit_b(a: state.Settings, readings: list[str] | tuple[str, ...] = ()) -> state.Settings:
     """B's settings, each a widget bound to the URL under ``b_`` + its sidebar name, starting
-    from A's values with the retrieval mode switched; ``html``: the corpus has HTML documents,
-    so B may read them with another parser (``b_parser``)."""
+    from A's values with the retrieval mode switched; ``readings``: the corpus's parser settings
+    (:func:`ui.cache.readings`; it has HTML or PDF documents), so B may read them with another
+    (``b_parser``)."""
     dense_ok, _ = embed.dense_status()
     defaults = {
         "b_chunker": a.chunkers[0],
@@ -90,7 +91,7 @@ def edit_b(a: state.Settings, html: bool = False) -> state.Settings:
         "b_dense": a.dense,
         "b_late": a.late,
         "b_rerank": a.rerank,
-    } | ({"b_parser": a.parser} if html else {})
+    } | ({"b_parser": a.parser} if a.parser in readings else {})
     old_links = link_notices.read_old_refs(PREFIX, a.refs)  # b_resolve_refs= from before b_refs
     _follow(defaults)
     with st.container(border=True):
@@ -171,11 +172,11 @@ def edit_b(a: state.Settings, html: bool = False) -> state.Settings:
                 help=state.REFS_HELP,
             )
             parser = a.parser
-            if html:
+            if a.parser in readings:
                 parser = st.selectbox(
-                    "HTML parser",
-                    state.PARSERS,
-                    index=state.PARSERS.index(a.parser),
+                    state.parser_title(list(readings)),
+                    readings,
+                    index=list(readings).index(a.parser),
                     key="b_parser",
                     bind=state.BIND,
                     help=state.PARSER_HELP,

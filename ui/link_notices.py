@@ -28,7 +28,6 @@ from lab import (
     embed,
     reference_placement,
 )
-from lab.formats import PARSERS
 
 from . import cache, links
 from .dense import RERANK_TOP_RANGE
@@ -45,7 +44,8 @@ NEED_DENSE = "need dense=true"
 EXPECTED = {
     "corpus": f"{cache.HANDBOOK}, {cache.TECHNOVA}, or {cache.USER} with the corpus_id of a "
     "corpus kept on this server",
-    "parser": " or ".join(PARSERS) + " (how HTML is read), for a corpus with HTML documents",
+    "parser": "main or page (how HTML is read), pypdf or layout (how PDF is read), one of each "
+    "joined by a comma for a corpus with both, for a corpus with HTML or PDF documents",
     "chunker": "one or more of " + ", ".join(CHUNKERS),
     "mode": "some of " + ", ".join(MODES),
     "size": f"a whole number of characters from {SIZE_RANGE[0]} to {SIZE_RANGE[1]}",

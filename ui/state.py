@@ -38,7 +38,7 @@ from lab import (
     embed,
     memory_over_budget,
 )
-from lab.formats import PARSERS
+from lab.formats import FORMATS, default_reading
 from lab.rerank import DEFAULT_RERANKER
 
 from . import cache, cluster, corpus_input, dense, links, pipelines
@@ -82,10 +82,25 @@ ADAPTIVE_HELP = (
     "it as a diamond on the budget curves, at its mean budget."
 )
 PARSER_HELP = (
-    "How the HTML documents are read. **main**: the page's main content, without navigation, "
-    "banners, tables of contents and buttons, permalink marks taken off headings. **page**: "
-    "the whole page as a browser shows it. Compare the two on the Compare page (B's parser)."
+    "How the HTML and PDF documents are read. HTML **main**: the page's main content, without "
+    "navigation, banners, tables of contents and buttons, permalink marks taken off headings; "
+    "**page**: the whole page as a browser shows it. PDF **pypdf**: pypdf's text layer; "
+    "**layout**: pdfminer.six's layout analysis (lines by their positions on the page). "
+    "Headings come from font sizes and bold in both. A corpus with both formats takes one of "
+    "each (main,layout). Compare the readings on the Compare page (B's parser)."
 )
+
+
+def parser_title(options: list[str]) -> str:
+    """The parser widget's label for a corpus whose readings are ``options``."""
+    formats = [
+        f.name.upper()
+        for f in FORMATS.values()
+        if f.parsers and f.parsers[0] in options[0].split(",")
+    ]
+    return f"{formats[0]} parser" if len(formats) == 1 else f"Parser ({', '.join(formats)})"
+
+
 FILTERS_HELP = (
     "A question may carry a metadata filter (product, version...): retrieval then ranks only "
     "the chunks of documents whose metadata match it. Off: every question ranks every "
@@ -197,7 +212,7 @@ def sidebar() -> Settings:
         corpus_name = st.selectbox("Corpus", cache.corpus_names(), key="corpus", bind=BIND)
         corpus = cache.corpus(corpus_name)
         parser = _parser_widget(corpus)
-        if parser != cache.DEFAULT_PARSER:
+        if not default_reading(parser):
             corpus = cache.corpus(corpus_name, parser)
         split = st.radio(
             "Questions",
@@ -319,14 +334,15 @@ def sidebar() -> Settings:
 
 
 def _parser_widget(corpus: Corpus | None) -> str:
-    """HTML's reading, offered when the corpus has an HTML document; for any other the default
-    (a link's ``parser=`` is then dropped, and its notice says why)."""
-    if not cache.has_html(corpus):
+    """The reading of the corpus's HTML and PDF documents, offered when it has any; for any other
+    corpus the default (a link's ``parser=`` is then dropped, and its notice says why)."""
+    options = cache.readings(corpus)
+    if not options:
         if "parser" in st.query_params:
             del st.query_params["parser"]
         return cache.DEFAULT_PARSER
     return st.radio(
-        "HTML parser", PARSERS, horizontal=True, key="parser", bind=BIND, help=PARSER_HELP
+        parser_title(options), options, horizontal=True, key="parser", bind=BIND, help=PARSER_HELP
     )
 
 

@@ -201,7 +201,7 @@ def build(inputs: store.Inputs, parser: str | None = None) -> Corpus:
     """The corpus ``inputs`` make: their documents as their manifest lists them, with its
     types, metadata, policy and questions (the QE JSON, when given, replaces its questions),
     or, without a manifest, in name order, each with its type inferred. Documents a manifest
-    does not list follow in name order. ``parser``: HTML's reading (None: the default)."""
+    does not list follow in name order. ``parser``: the HTML and PDF reading (None: the default)."""
     documents = [Source(name, source_data(text)) for name, text in sorted(inputs.documents.items())]
     if inputs.manifest is None:
         return build_corpus(documents, inputs.qe, parser=parser)

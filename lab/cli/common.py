@@ -36,7 +36,7 @@ from ..adaptive import ADAPTIVE
 from ..chunkers import chunker_status
 from ..config import embedder_for, reranker_for
 from ..embed import DEFAULT_MODEL, DenseUnavailable
-from ..formats import PARSERS
+from ..formats import check_parser
 from ..plugins import CONFIG_ENV, config_path, load_config, load_plugin
 from ..rerank import DEFAULT_RERANKER, can_download, reranker_status
 from ..tokens import get_tokenizer
@@ -144,11 +144,20 @@ def positive_int(value: str) -> int:
 def add_parser_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--parser",
-        choices=PARSERS,
+        type=parser_setting,
         default=None,
         help="how formats with several readings are read: HTML's main content (main, the "
-        "default) or the whole page (page)",
+        "default) or the whole page (page); PDF with pypdf (pypdf, the default) or pdfminer's "
+        "layout analysis (layout); one per format joined by commas (page,layout)",
     )
+
+
+def parser_setting(value: str) -> str:
+    """A ``--parser`` value: known readings, at most one per format."""
+    try:
+        return check_parser(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_experiment_options(p: argparse.ArgumentParser) -> None:

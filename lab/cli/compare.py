@@ -7,12 +7,14 @@ import argparse
 import json
 
 from .. import LabConfig, compare, configure, csv_text, setting_names
+from ..formats import parser_label
 from .common import (
     add_experiment_options,
     emit,
     experiment_config,
     load_corpus_of,
     load_models,
+    parser_setting,
     say,
     warn_memory,
     warn_training,
@@ -40,9 +42,19 @@ def register(commands) -> None:
     )
     compare_.add_argument(
         "--b",
-        required=True,
+        default=None,
         metavar="NAME=VALUE,...",
-        help="B's settings where they differ from A, e.g. mode=graph",
+        help="B's settings where they differ from A, e.g. mode=graph (needed unless "
+        "--b-parser is given)",
+    )
+    compare_.add_argument(
+        "--b-parser",
+        type=parser_setting,
+        default=None,
+        metavar="READING",
+        help="B reads the documents with this parser (as --parser: main or page for HTML, "
+        "pypdf or layout for PDF, one per format joined by commas), A with --parser; questions "
+        "then match by id",
     )
     compare_.add_argument(
         "--fail-on-broken",
@@ -70,7 +82,29 @@ def _sides(args: argparse.Namespace) -> tuple[LabConfig, LabConfig]:
     return sides[0], sides[1]
 
 
+def _b_reading(args: argparse.Namespace, corpus) -> dict:
+    """``compare``'s keywords for B reading the documents with ``--b-parser``: B's corpus and
+    both sides' readings (of the corpus's formats that offer several); none when B reads them
+    as A does; ``ValueError`` when no document has several readings."""
+    formats = {info.format for info in corpus.info}
+    readings = parser_label(args.parser, formats), parser_label(args.b_parser, formats)
+    if args.b_parser is None:
+        return {}
+    if not readings[1]:
+        raise ValueError(
+            f"--b-parser {args.b_parser}: no document here has several readings "
+            "(only HTML and PDF documents have)"
+        )
+    if readings[0] == readings[1]:
+        return {}
+    corpus_b = load_corpus_of(argparse.Namespace(**{**vars(args), "parser": args.b_parser}))
+    return {"corpus_b": corpus_b, "parsers": readings}
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
+    if args.b is None and args.b_parser is None:
+        raise ValueError("give B's settings (--b NAME=VALUE,...) or B's parser (--b-parser)")
+    args.b = args.b or ""
     a, b = _sides(args)
     args.split = a.split
     corpus = load_corpus_of(args)
@@ -79,7 +113,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     warn_training(corpus, a.split, a.chunkers + b.chunkers, a.adaptive or b.adaptive)
     for config in (a, b):
         load_models(config, args.download)
-    comparison = compare(corpus, a, b)
+    comparison = compare(corpus, a, b, **_b_reading(args, corpus))
     if args.format == "json":
         text = json.dumps({"corpus": corpus.name, **comparison.to_dict()}, indent=2) + "\n"
     elif args.format == "csv":

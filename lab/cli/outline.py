@@ -37,7 +37,7 @@ def read_outline(path: Path, parser: str | None = None) -> dict:
     data = path.read_bytes()
     format = binary_format(path.name, data)
     if format is not None:
-        document = read_binary(data, path.name, format)
+        document = read_binary(data, path.name, format, parser)
     else:
         text, _ = normalise_newlines(decode_text(data, f"Document {path.name!r}"))
         format = document_format(path.name, text)

@@ -12,6 +12,7 @@ extension) or, failing that, by looking; :func:`read_document` reads a document 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,7 +57,12 @@ FORMATS = {
         ),
         Format("rst", (".rst", ".rest"), rst.read, "reStructuredText (titles by adornment)"),
         Format(
-            "pdf", (".pdf",), pdf.read, "PDF (its text layer, headings from fonts)", binary=True
+            "pdf",
+            (".pdf",),
+            pdf.read,
+            "PDF (its text layer, headings from fonts)",
+            pdf.PARSERS,
+            binary=True,
         ),
         Format("docx", (".docx",), docx.read, "DOCX (headings from styles)", binary=True),
         Format(
@@ -102,13 +108,15 @@ def binary_format(name: str, data: bytes | str) -> str | None:
     return None
 
 
-def read_binary(data: bytes | str, name: str, format: str) -> Document:
-    """Read a binary document (PDF, DOCX); one that cannot be read raises
-    :class:`~lab.problems.CorpusError` naming it and the reason."""
+def read_binary(data: bytes | str, name: str, format: str, parser: str | None = None) -> Document:
+    """Read a binary document (PDF, DOCX), with the reading ``parser`` names for its format (see
+    :func:`reading`); one that cannot be read raises :class:`~lab.problems.CorpusError` naming
+    it and the reason."""
     if isinstance(data, str):
         raise CorpusError(f"Document {name!r} is a {format.upper()} file given as text")
+    choice = reading(check_parser(parser) if parser else None, format)
     try:
-        builder = FORMATS[format].read(data)
+        builder = FORMATS[format].read(data, choice) if choice else FORMATS[format].read(data)
     except CorpusError as exc:
         raise CorpusError(f"Document {name!r} {exc}.") from None
     except ImportError as exc:
@@ -119,7 +127,61 @@ def read_binary(data: bytes | str, name: str, format: str) -> Document:
     return builder.document(name, format)
 
 
-PARSERS = ("main", "page")  # every reading some format offers; the others ignore the setting
+# Every reading some format offers, each name one format's: HTML "main" (content) or "page",
+# PDF "pypdf" or "layout" (pdfminer.six). A ``parser`` setting names one reading, or one per
+# format joined by commas ("page,layout"); a format it names no reading of reads its default.
+PARSERS = tuple(p for f in FORMATS.values() for p in f.parsers)
+
+
+def check_parser(parser: str) -> str:
+    """``parser`` when it names known readings, at most one per format (``"layout"``,
+    ``"page,layout"``); else ``ValueError`` saying what to choose."""
+    names = [p.strip() for p in parser.split(",")]
+    unknown = [p for p in names if p not in PARSERS]
+    if unknown or not names:
+        raise ValueError(
+            f"unknown parser {unknown[0] if unknown else parser!r}; choose from "
+            f"{', '.join(PARSERS)} (one per format, joined by commas: page,layout)"
+        )
+    for f in FORMATS.values():
+        mine = [p for p in names if p in f.parsers]
+        if len(mine) > 1:
+            raise ValueError(f"parser {parser!r} names two {f.name} readings: {', '.join(mine)}")
+    return ",".join(names)
+
+
+def reading(parser: str | None, format: str) -> str | None:
+    """The reading of ``format`` that the ``parser`` setting names, or None (its default)."""
+    if not parser:
+        return None
+    offered = FORMATS[format].parsers if format in FORMATS else ()
+    return next((p.strip() for p in parser.split(",") if p.strip() in offered), None)
+
+
+def parser_options(formats: set[str] | frozenset[str]) -> list[str]:
+    """The settings a corpus of ``formats`` may choose among: one reading of each of its formats
+    that offer several, joined by commas, the defaults first (HTML and PDF: ``main,pypdf``,
+    ``main,layout``, ``page,pypdf``, ``page,layout``); empty when none offers several."""
+    offering = [f.parsers for name, f in FORMATS.items() if name in formats and f.parsers]
+    return [",".join(c) for c in itertools.product(*offering)] if offering else []
+
+
+def default_reading(parser: str | None) -> bool:
+    """Whether ``parser`` names only the formats' default readings (or nothing)."""
+    return not parser or all(
+        any(p.strip() == f.parsers[0] for f in FORMATS.values() if f.parsers)
+        for p in parser.split(",")
+    )
+
+
+def parser_label(parser: str | None, formats: set[str] | frozenset[str]) -> str:
+    """The readings ``parser`` gives the formats ``formats`` (those that offer several), each
+    its default where ``parser`` names none: ``"main"``, ``"main,layout"``."""
+    return ",".join(
+        reading(parser, f) or FORMATS[f].parsers[0]
+        for f in FORMATS
+        if f in formats and FORMATS[f].parsers
+    )
 
 
 def heading_patterns(patterns: object, what: str) -> tuple[re.Pattern, ...]:
@@ -147,15 +209,16 @@ def read_document(
 ) -> Document:
     """Read ``source`` in ``format`` (a name in :data:`FORMATS`) into a document; ``parser``
     chooses the reading of a format that has several (HTML: "main" content or whole "page";
-    None: the format's default) and is ignored by the others; lines ``headings`` match are
+    several joined by commas, one per format; None: the format's default; see :func:`reading`)
+    and is ignored by the others; lines ``headings`` match are
     headings in the formats that take patterns (plain text, markdown)."""
     if format not in FORMATS:
         raise ValueError(f"unknown document format {format!r}; choose from {', '.join(FORMATS)}")
-    if parser is not None and parser not in PARSERS:
-        raise ValueError(f"unknown parser {parser!r}; choose from {', '.join(PARSERS)}")
+    if parser is not None:
+        check_parser(parser)
     spec = FORMATS[format]
-    if parser is not None and parser in spec.parsers:
-        return spec.read(source, parser).document(name, format)
+    if choice := reading(parser, format):
+        return spec.read(source, choice).document(name, format)
     if headings and spec.patterns:
         return spec.read(source, headings).document(name, format)
     return spec.read(source).document(name, format)

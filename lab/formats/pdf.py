@@ -148,16 +148,31 @@ def blocks_of(lines: list[_Line], pages: int) -> list[Block]:
     return blocks
 
 
-def read(data: bytes) -> UnitBuilder:
-    """The units of PDF ``data``'s text layer, headings read from its fonts."""
+def no_text(pages: int) -> str:
+    """Why a PDF whose pages hold no text cannot be read."""
+    return (
+        f"has no text layer: its {pages} page{'s' * (pages != 1)} hold only images "
+        "(a scan?); run OCR on it (for example ocrmypdf) and load the result"
+    )
+
+
+PARSERS = ("pypdf", "layout")  # pypdf's text layer (the default), pdfminer's layout analysis
+
+
+def read(data: bytes, parser: str = "pypdf") -> UnitBuilder:
+    """The units of PDF ``data``'s text layer, headings read from its fonts; ``parser="layout"``
+    extracts the lines with pdfminer.six's layout analysis instead of pypdf."""
+    if parser not in PARSERS:
+        raise ValueError(f"unknown PDF parser {parser!r}; choose from {', '.join(PARSERS)}")
+    if parser == "layout":
+        from . import pdf_layout
+
+        return pdf_layout.read(data)
     reader = _open(data)
     lines = _lines(reader)
     pages = len(reader.pages)
     if not lines:
-        raise CorpusError(
-            f"has no text layer: its {pages} page{'s' * (pages != 1)} hold only images "
-            "(a scan?); run OCR on it (for example ocrmypdf) and load the result"
-        )
+        raise CorpusError(no_text(pages))
     builder = build(blocks_of(lines, pages))
     builder.pages = pages
     return builder

@@ -191,10 +191,13 @@ def test_url_notices_name_only_what_was_dropped():
     notices = url_notices(
         {"chunker": ["fixed", "nope"], "size": ["300"], "question": ["q04"]}, used
     )
+    # the chunkers that wait for dense=true: semantic, and chonkie-semantic where chonkie is here
+    waiting = [c for c in chunker_options(dense=True) if c not in chunker_options(dense=False)]
+    verb = "needs" if len(waiting) == 1 else "need"
     assert notices == [
         "Ignored **chunker=nope** from the link: expected one or more of "
         + ", ".join(chunker_options(dense=False))
-        + " (semantic, chonkie-semantic need dense=true). Using **fixed**."
+        + f" ({', '.join(waiting)} {verb} dense=true). Using **fixed**."
     ]
 
 

@@ -127,8 +127,9 @@ def test_five_questions_written_in_the_browser_are_saved_and_their_link_reopens_
     page.get_by_role("heading", name="Your corpus", level=1).wait_for(timeout=WAIT_MS)
     settled(page, '[data-testid="stExpander"]')
     page.locator("input[aria-label='Name']").fill(PASTED)
-    page.locator("textarea").nth(0).fill((POSTS / f"{PASTED}.md").read_text(encoding="utf-8"))
-    page.locator("textarea").nth(0).blur()
+    document = main(page).get_by_role("textbox", name="Markdown, plain text or HTML", exact=True)
+    document.fill((POSTS / f"{PASTED}.md").read_text(encoding="utf-8"))
+    document.blur()
     settled(page)
     page.locator('[data-testid="stFileUploader"]').filter(
         has_text="Upload several documents"

@@ -11,6 +11,7 @@ import json
 import pytest
 from app_support import ALL_PAGES, IMAGE, LINK, open_app, raw_links
 
+from lab import embed
 from ui import cache, store
 from ui.draw import md_escape
 
@@ -68,6 +69,7 @@ def test_link_and_image_syntax_in_every_url_value_renders_as_text(page):
     assert not raw_links(app)
 
 
+@pytest.mark.skipif(not embed.dense_status()[0], reason="needs requirements-dense.txt")
 def test_a_reranker_named_with_link_syntax_is_escaped_in_compares_rerank_tooltip():
     app = open_app(
         "pages/compare.py", dense="true", rerank="true", rerank_model=IMAGE, b_rerank="true"

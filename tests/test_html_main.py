@@ -77,4 +77,4 @@ def test_the_parser_option_reaches_the_corpus_from_the_command_line(tmp_path, ca
     page_text = load_corpus([page], parser="page").documents[0].text
     assert "Home" in page_text and "Home" not in main_text
     assert main(["run", "--doc", str(page), "--qe", str(page), "--parser", "full"]) == 2
-    assert "invalid choice: 'full'" in capsys.readouterr().err
+    assert "unknown parser 'full'; choose from main, page" in capsys.readouterr().err

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..parse import Document, UnitBuilder
 from ..problems import CorpusError
-from . import docx, html, markdown, pdf, rst, text
+from . import docx, html, markdown, pdf, pdf_layout, rst, text
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,14 @@ class Format:
     patterns: bool = False  # takes heading patterns (the manifest's "headings")
     # its text is extracted from markup, not the file's own: pinned starts count in that text
     extracted: bool = False
+
+
+def read_pdf(data: bytes, parser: str = "pypdf") -> UnitBuilder:
+    """A PDF's units by the extractor ``parser`` names: pypdf's text layer (the default) or
+    pdfminer.six's layout analysis (``"layout"``)."""
+    if parser not in pdf.PARSERS:
+        raise ValueError(f"unknown PDF parser {parser!r}; choose from {', '.join(pdf.PARSERS)}")
+    return (pdf_layout.read if parser == "layout" else pdf.read)(data)
 
 
 FORMATS = {
@@ -59,7 +67,7 @@ FORMATS = {
         Format(
             "pdf",
             (".pdf",),
-            pdf.read,
+            read_pdf,
             "PDF (its text layer, headings from fonts)",
             pdf.PARSERS,
             binary=True,

@@ -31,16 +31,16 @@ _NUMBER_ONLY = re.compile(r"[\divxlcIVXLC. -]*")
 
 
 @dataclass
-class _Line:
+class Line:
     text: str
     size: float
     bold: bool
     page: int
 
 
-def _lines(reader) -> list[_Line]:
+def _lines(reader) -> list[Line]:
     """Every line of the text layer, with its size and whether it is all bold."""
-    lines: list[_Line] = []
+    lines: list[Line] = []
     for number, page in enumerate(reader.pages, 1):
         runs: list[tuple[str, float, bool]] = []
 
@@ -57,7 +57,7 @@ def _lines(reader) -> list[_Line]:
                 if k:
                     if text.strip():
                         size_ = max(sizes) if sizes else 0.0
-                        lines.append(_Line(" ".join(text.split()), size_, all(bolds), number))
+                        lines.append(Line(" ".join(text.split()), size_, all(bolds), number))
                     text, sizes, bolds = "", [], []
                 if part.strip():
                     text += part
@@ -83,7 +83,7 @@ def _open(data: bytes):
         raise CorpusError(f"is not a readable PDF ({exc})") from None
 
 
-def _title_page(lines: list[_Line], heads: list[_Line], body: float) -> _Line | None:
+def _title_page(lines: list[Line], heads: list[Line], body: float) -> Line | None:
     """The document's title: the largest heading line of the first page's opening (the lines
     before its first body text or numbered heading), whose other large lines (authors,
     affiliations) are then no headings."""
@@ -96,7 +96,7 @@ def _title_page(lines: list[_Line], heads: list[_Line], body: float) -> _Line | 
     return max(opening, key=lambda line: line.size) if opening else None
 
 
-def blocks_of(lines: list[_Line], pages: int) -> list[Block]:
+def blocks_of(lines: list[Line], pages: int) -> list[Block]:
     """The headings, paragraphs and list items of the lines."""
     weights = Counter()
     for line in lines:
@@ -105,7 +105,7 @@ def blocks_of(lines: list[_Line], pages: int) -> list[Block]:
     recurring = Counter(line.text for line in lines)
     running = {t for t, n in recurring.items() if pages >= 3 and n >= max(3, pages // 2)}
 
-    def heading(line: _Line) -> bool:
+    def heading(line: Line) -> bool:
         text = line.text
         if (
             (text in running and line.page > 1)
@@ -125,7 +125,7 @@ def blocks_of(lines: list[_Line], pages: int) -> list[Block]:
     head_ids = {id(h) for h in heads}
     sizes = sorted({h.size for h in heads if h.size >= body * HEADING_RATIO}, reverse=True)
     blocks: list[Block] = []
-    para: list[_Line] = []
+    para: list[Line] = []
 
     def flush() -> None:
         if para:
@@ -159,20 +159,17 @@ def no_text(pages: int) -> str:
 PARSERS = ("pypdf", "layout")  # pypdf's text layer (the default), pdfminer's layout analysis
 
 
-def read(data: bytes, parser: str = "pypdf") -> UnitBuilder:
-    """The units of PDF ``data``'s text layer, headings read from its fonts; ``parser="layout"``
-    extracts the lines with pdfminer.six's layout analysis instead of pypdf."""
-    if parser not in PARSERS:
-        raise ValueError(f"unknown PDF parser {parser!r}; choose from {', '.join(PARSERS)}")
-    if parser == "layout":
-        from . import pdf_layout
-
-        return pdf_layout.read(data)
-    reader = _open(data)
-    lines = _lines(reader)
-    pages = len(reader.pages)
+def units_of(lines: list[Line], pages: int) -> UnitBuilder:
+    """The units of a PDF's extracted ``lines`` (either extractor's), or the scan message."""
     if not lines:
         raise CorpusError(no_text(pages))
     builder = build(blocks_of(lines, pages))
     builder.pages = pages
     return builder
+
+
+def read(data: bytes) -> UnitBuilder:
+    """The units of PDF ``data``'s text layer as pypdf extracts it, headings read from its
+    fonts (the other extractor: :mod:`lab.formats.pdf_layout`)."""
+    reader = _open(data)
+    return units_of(_lines(reader), len(reader.pages))

@@ -14,11 +14,10 @@ import io
 
 from ..parse import UnitBuilder
 from ..problems import CorpusError
-from .blocks import build
-from .pdf import _Line, blocks_of, no_text
+from .pdf import Line, units_of
 
 
-def _line(box, page: int) -> _Line | None:
+def _line(box, page: int) -> Line | None:
     from pdfminer.layout import LTChar
 
     chars = [c for c in box if isinstance(c, LTChar) and c.get_text().strip()]
@@ -27,10 +26,10 @@ def _line(box, page: int) -> _Line | None:
         return None
     size = round(max(c.size for c in chars), 1)
     bold = all("bold" in c.fontname.lower() for c in chars)
-    return _Line(text, size, bold, page)
+    return Line(text, size, bold, page)
 
 
-def _lines(data: bytes) -> tuple[list[_Line], int]:
+def _lines(data: bytes) -> tuple[list[Line], int]:
     """Every text line of the layout in reading order, and the number of pages."""
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams, LTTextContainer, LTTextLine
@@ -38,7 +37,7 @@ def _lines(data: bytes) -> tuple[list[_Line], int]:
     from pdfminer.pdfparser import PDFSyntaxError
     from pdfminer.psparser import PSException
 
-    lines: list[_Line] = []
+    lines: list[Line] = []
     pages = 0
     try:
         for number, layout in enumerate(extract_pages(io.BytesIO(data), laparams=LAParams()), 1):
@@ -59,9 +58,4 @@ def _lines(data: bytes) -> tuple[list[_Line], int]:
 
 def read(data: bytes) -> UnitBuilder:
     """The units of PDF ``data``'s text layer as pdfminer's layout analysis lays it out."""
-    lines, pages = _lines(data)
-    if not lines:
-        raise CorpusError(no_text(pages))
-    builder = build(blocks_of(lines, pages))
-    builder.pages = pages
-    return builder
+    return units_of(*_lines(data))

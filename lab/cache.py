@@ -39,7 +39,9 @@ class LabCache:
         keep: bool = True,
     ) -> Index:
         """``chunker``'s index of ``corpus`` at ``size`` (``config.size`` if None), kept unless
-        ``keep`` is False (then only looked up, or built and handed out)."""
+        ``keep`` is False (then only looked up, or built and handed out). The documents are
+        read with ``config.parser``: the key holds that reading's documents digest."""
+        corpus = corpus.read_with(config.parser)
         size = size or config.size
         key = _index_key(corpus, config, chunker, size)
         index = self._get(

@@ -25,6 +25,7 @@ from .config import LabConfig
 from .corpus import Corpus
 from .depth import Depth, ranking_depth
 from .embed import DEFAULT_MODEL
+from .formats import parser_label
 from .leaders import Leaders, leaders
 from .metrics import Metrics, QuestionResult
 from .rerank import DEFAULT_RERANKER
@@ -179,13 +180,20 @@ def shown(value) -> str:
     return "off" if value is None else str(value)
 
 
-def differences(a: LabConfig, b: LabConfig) -> tuple[Difference, ...]:
-    """Every setting (field of ``LabConfig``) whose value differs, in field order."""
-    return tuple(
-        Difference(NAMES.get(f.name, f.name), getattr(a, f.name), getattr(b, f.name))
-        for f in fields(LabConfig)
-        if getattr(a, f.name) != getattr(b, f.name)
-    )
+def differences(
+    a: LabConfig, b: LabConfig, formats: frozenset[str] | None = None
+) -> tuple[Difference, ...]:
+    """Every setting (field of ``LabConfig``) whose value differs, the parser (the first stage)
+    first, then in field order; with ``formats`` (the corpus's), the parser as the readings it
+    gives them (``main → page``), and only when those differ."""
+    found = []
+    for f in sorted(fields(LabConfig), key=lambda f: f.name != "parser"):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if f.name == "parser" and formats is not None:
+            x, y = parser_label(x, formats), parser_label(y, formats)
+        if x != y:
+            found.append(Difference(NAMES.get(f.name, f.name), x, y))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -446,10 +454,10 @@ def _config_dict(config: LabConfig) -> dict:
     return {"label": label(config), **values}
 
 
-def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig, corpus_b: Corpus | None = None) -> None:
-    """Raise ``ValueError`` unless A and B are two different configurations of one chunker and
-    one mode each that score the same, non-empty set of questions (B on ``corpus_b``, the same
-    documents read otherwise, when given: then the configurations may be equal)."""
+def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig) -> None:
+    """Raise ``ValueError`` unless A and B are two configurations of one chunker and one mode
+    each that score the same, non-empty set of questions and differ in a setting that matters
+    here (a parser that reads ``corpus``'s documents as A's does is no difference)."""
     for side, config in (("A", a), ("B", b)):
         for what, values in (("chunker", config.chunkers), ("mode", config.modes)):
             if len(values) != 1:
@@ -462,7 +470,7 @@ def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig, corpus_b: Corpus | No
             f"A and B must score the same questions: A uses the {a.split} split, "
             f"B the {b.split} split"
         )
-    if a == b and (corpus_b is None or corpus_b.digest == corpus.digest):
+    if not differences(a, b, frozenset(info.format for info in corpus.info)):
         raise ValueError(
             f"A and B are the same configuration ({label(a)}): change one setting of B"
         )
@@ -476,20 +484,15 @@ def check_pair(corpus: Corpus, a: LabConfig, b: LabConfig, corpus_b: Corpus | No
         )
 
 
-def compare_results(
-    corpus: Corpus,
-    a: LabResult,
-    b: LabResult,
-    corpus_b: Corpus | None = None,
-    parsers: tuple[str, str] | None = None,
-) -> Comparison:
-    """Compare the single runs of two results on the same questions. With ``corpus_b`` (B's
-    own reading of the documents, ``parsers`` naming A's and B's), questions are matched by
-    id and those only one side scored are left out, named in ``only_a`` and ``only_b``."""
-    check_pair(corpus, a.config, b.config, corpus_b)
+def compare_results(corpus: Corpus, a: LabResult, b: LabResult) -> Comparison:
+    """Compare the single runs of two results on the same questions of ``corpus``. Where A's
+    and B's parsers read its documents differently, questions are matched by id and those only
+    one side scored are left out, named in ``only_a`` and ``only_b``."""
+    check_pair(corpus, a.config, b.config)
+    corpus, corpus_b = corpus.read_with(a.config.parser), corpus.read_with(b.config.parser)
     ra, rb = a.runs[0].questions, b.runs[0].questions
     only_a = only_b = ()
-    if corpus_b is None:
+    if corpus_b is corpus:
         if [q.id for q in ra] != [q.id for q in rb]:
             raise ValueError("A and B were scored on different questions")
     else:
@@ -501,9 +504,7 @@ def compare_results(
         rb = [by_id[q.id] for q in ra]
         if not ra:
             raise ValueError("A and B have no question in common to compare on")
-    text = {
-        q.id: q.question for q in (*(corpus_b.questions if corpus_b else ()), *corpus.questions)
-    }
+    text = {q.id: q.question for q in (*corpus_b.questions, *corpus.questions)}
     questions = tuple(
         QuestionChange(
             x.id,
@@ -518,10 +519,7 @@ def compare_results(
     return Comparison(
         a=a.config,
         b=b.config,
-        differences=(
-            (Difference("parser", *parsers),) if parsers and parsers[0] != parsers[1] else ()
-        )
-        + differences(a.config, b.config),
+        differences=differences(a.config, b.config, frozenset(i.format for i in corpus.info)),
         questions=questions,
         complete=_measure("complete", ra, rb),
         partial=_measure("partial", ra, rb),
@@ -546,21 +544,18 @@ def compare(
     b: LabConfig,
     cache: LabCache | None = None,
     *,
-    corpus_b: Corpus | None = None,
     cache_b: LabCache | None = None,
-    parsers: tuple[str, str] | None = None,
 ) -> Comparison:
     """Run A and B (one chunker and one mode each) on the corpus's questions of their split and
-    compare them question by question; with ``corpus_b``, B runs on it (the same documents read
-    with another parser, ``parsers`` naming A's and B's reading) and questions match by id."""
-    check_pair(corpus, a, b, corpus_b)
+    compare them question by question. Each side reads the documents with its ``parser``;
+    where the readings differ, B runs on its own (with ``cache_b``) and questions match by
+    id."""
+    check_pair(corpus, a, b)
     cache = cache or LabCache()
-    if corpus_b is None:
-        return compare_results(
-            corpus, run_lab(corpus, a, cache=cache), run_lab(corpus, b, cache=cache)
-        )
-    result_b = run_lab(corpus_b, b, cache=cache_b or LabCache())
-    return compare_results(corpus, run_lab(corpus, a, cache=cache), result_b, corpus_b, parsers)
+    result_a = run_lab(corpus, a, cache=cache)
+    same_reading = corpus.read_with(a.parser) is corpus.read_with(b.parser)
+    result_b = run_lab(corpus, b, cache=cache if same_reading else cache_b or LabCache())
+    return compare_results(corpus, result_a, result_b)
 
 
 __all__ = [

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from .adaptive import ADAPTIVE
 from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, reference_placement
+from .formats import canonical_parser
 from .index import DEFAULT_OVERLAP, check_chunking
 from .retrieve import LEXICAL_MODES, MODES, RERANK_TOP
 
@@ -42,7 +43,10 @@ class LabConfig:
     chunkers cut as before). ``budget="adaptive"`` gives each question its own budget, one of
     ``adaptive_budgets``, fitted on the train questions (:mod:`lab.adaptive`). ``tokenizer``
     names one (``lab.tokens``): chunk size, overlap and budget then count its tokens, not
-    characters and words."""
+    characters and words. ``parser`` names the readings of the formats that offer several
+    (HTML ``main`` or ``page``, PDF ``pypdf`` or ``layout``, joined by commas; None: each
+    format's default, :func:`lab.formats.canonical_parser`): the run reads the documents with
+    it (:meth:`lab.corpus.Corpus.read_with`)."""
 
     chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
     modes: tuple[str, ...] = LEXICAL_MODES
@@ -60,6 +64,7 @@ class LabConfig:
     heading_guard: bool = False
     adaptive_budgets: tuple[int, ...] = DEFAULT_BUDGETS
     tokenizer: str | None = None
+    parser: str | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -75,6 +80,7 @@ class LabConfig:
         object.__setattr__(self, "chunkers", tuple(self.chunkers))
         object.__setattr__(self, "adaptive_budgets", tuple(self.adaptive_budgets))
         object.__setattr__(self, "modes", tuple(self.modes))
+        object.__setattr__(self, "parser", canonical_parser(self.parser))
         reference_placement(self.refs)
         if not self.chunkers:
             raise ValueError(f"choose at least one chunker of {', '.join(CHUNKERS)}")

@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -31,7 +31,15 @@ from .collection import (
 )
 from .decode import decode_text, normalise_newlines, read_input, shift_offset
 from .evidence import Evidence, Locator, accepts_any, locate, other_forms, preview
-from .formats import FORMATS, binary_format, document_format, read_binary, suffix_format
+from .formats import (
+    FORMATS,
+    binary_format,
+    canonical_parser,
+    document_format,
+    parser_label,
+    read_binary,
+    suffix_format,
+)
 from .parse import Document
 from .problems import CorpusError, InputError
 from .qe import check_question, entry_doc, parse_qe
@@ -66,7 +74,9 @@ class Question:
 class Corpus:
     """Parsed documents with their type and metadata (``info``, in document order), the
     chunking policy per type, the questions whose evidence was found, and what could not be
-    used."""
+    used. ``parser`` is the reading its documents were read with (None: each format's
+    default); it keeps what it was built from (``sources``, ``qe``, the errors found before)
+    to read them again with another (:meth:`read_with`)."""
 
     documents: tuple[Document, ...]
     questions: tuple[Question, ...]
@@ -77,6 +87,10 @@ class Corpus:
     title: str | None = None  # a manifest's name
     # per document, the offsets in the file as given of the CRs its line endings lost
     removed: tuple[tuple[int, ...], ...] = ()
+    parser: str | None = None
+    sources: tuple[Source, ...] = field(default=(), repr=False)
+    qe: object = field(default=None, repr=False)
+    given_errors: tuple[InputError, ...] = field(default=(), repr=False)
 
     def __hash__(self) -> int:
         return hash(self.digest)
@@ -89,6 +103,28 @@ class Corpus:
         """What an index is built from: the documents with their types, metadata and formats,
         and the policy. Corpora that differ only in their questions share it."""
         return _documents_hash(self.documents, self.info, self.policy).hexdigest()[:16]
+
+    @cached_property
+    def _readings(self) -> dict[str | None, Corpus]:
+        return {}
+
+    def read_with(self, parser: str | None) -> Corpus:
+        """This corpus with its documents read by ``parser`` (a ``LabConfig.parser`` setting):
+        itself when that reads every one of its documents as it was read, else the same
+        inputs built again (once; kept with this corpus)."""
+        parser = canonical_parser(parser)
+        formats = frozenset(info.format for info in self.info)
+        if parser_label(parser, formats) == parser_label(self.parser, formats):
+            return self
+        if parser not in self._readings:
+            if not self.sources:
+                raise ValueError(
+                    f"{self.name} keeps no sources to read again with the {parser} parser: "
+                    "build it with build_corpus, load_corpus or load_collection"
+                )
+            read = build_corpus(self.sources, self.qe, self.policy, title=self.title, parser=parser)
+            self._readings[parser] = _with_errors(read, self.given_errors)
+        return self._readings[parser]
 
     def split(self, split: str) -> tuple[Question, ...]:
         """Questions of ``split`` ("train", "test" or "all")."""
@@ -369,6 +405,9 @@ def build_corpus(
         policy,
         title,
         tuple(tuple(crs) for crs in removed),
+        canonical_parser(parser),
+        tuple(sources),
+        qe,
     )
 
 
@@ -456,12 +495,4 @@ def _with_errors(corpus: Corpus, errors: Sequence[InputError]) -> Corpus:
     """``corpus`` with ``errors`` (found before it was built) reported first."""
     if not errors:
         return corpus
-    return Corpus(
-        corpus.documents,
-        corpus.questions,
-        (*errors, *corpus.errors),
-        corpus.digest,
-        corpus.info,
-        corpus.policy,
-        corpus.title,
-    )
+    return replace(corpus, errors=(*errors, *corpus.errors), given_errors=tuple(errors))

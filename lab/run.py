@@ -243,8 +243,10 @@ def run_lab(
     """Run every configured chunker in every configured mode on the questions of the split
     (``questions``: on the questions with these ids, whatever their split). With metadata
     filters on, questions that have one are also ranked without it: each run's
-    ``unfiltered_metrics`` say what recall would be without filters."""
+    ``unfiltered_metrics`` say what recall would be without filters. The documents are read
+    with ``config.parser`` (:meth:`~lab.corpus.Corpus.read_with`)."""
     config, cache = config or LabConfig(), cache or LabCache()
+    corpus = corpus.read_with(config.parser)
     ids = None
     if questions is not None:
         ids = tuple(dict.fromkeys(questions))

@@ -52,8 +52,10 @@ def sweep(
     ``cache``. With a ``distributed.Client`` they run on its Dask cluster (see
     :mod:`lab.cluster`): the corpus is sent to the workers once, indexes (and their embeddings)
     are built there, and the rows come back in the same order, identical to a serial run.
+    The documents are read with ``config.parser`` first (here, before any is sent).
     """
     config = config or LabConfig()
+    corpus = corpus.read_with(config.parser)
     budgets, sizes = sorted(set(budgets)), sorted(set(sizes))
     if not budgets or not sizes:
         raise ValueError("give at least one budget and one size")
@@ -94,6 +96,7 @@ def sweep_cell(
     adaptive ``config`` each mode adds a row for the adaptive budget (:func:`adaptive_row`) and
     every row says whether it is that one."""
     cache = cache or LabCache()
+    corpus = corpus.read_with(config.parser)
     budgets = tuple(budgets)
     index: list[Index] = []  # built on the first mode whose rows are not kept
 

@@ -6,7 +6,7 @@ from ui import cache, choices, context, draw, graph, state
 from ui.draw import md_escape
 
 settings = state.current()
-corpus = cache.corpus(settings.corpus)
+corpus = cache.corpus(settings.corpus, settings.parser)
 names = state.chunker_options(settings.dense)
 default = "structure" if "structure" in settings.chunkers else settings.chunkers[0]
 seeds = "hybrid fusion (BM25 + dense, RRF)" if settings.dense else "BM25"

@@ -5,6 +5,7 @@ import ui  # noqa: F401 - first: a cold deep link turns back to the entry point 
 
 # isort: split
 import json
+from dataclasses import replace
 
 import streamlit as st
 
@@ -12,7 +13,7 @@ from lab import csv_text, question_count, scored_on_training, uses_embeddings
 from ui import cache, compare, draw, state
 
 settings = state.current()
-corpus = cache.corpus(settings.corpus)
+corpus = cache.corpus(settings.corpus, settings.parser)
 
 st.title("Compare")
 st.caption(
@@ -36,7 +37,7 @@ corpus_b = corpus if b.parser == a.parser else cache.corpus(settings.corpus, b.p
 if corpus_b is None:
     st.error(f"The documents cannot be read with the {b.parser} parser.", icon=":material/error:")
     st.stop()
-if a.config == b.config and corpus_b.digest == corpus.digest:
+if a.config == replace(b.config, parser=a.config.parser) and corpus_b.digest == corpus.digest:
     st.info(
         "B is the same as A: change one of B's settings to compare."
         if b.parser == a.parser
@@ -46,7 +47,7 @@ if a.config == b.config and corpus_b.digest == corpus.digest:
     )
     st.stop()
 
-result = cache.comparison(corpus, a.config, b.config, corpus_b, (a.parser, b.parser))
+result = cache.comparison(corpus, a.config, b.config)
 compare.differences_note(
     result, scored_on_training(corpus, settings.split, a.chunkers + b.chunkers)
 )

@@ -9,7 +9,7 @@ from lab import CHUNKERS, POLICY_CHUNKER
 from ui import cache, choices, documents, draw, overview, state
 
 settings = state.current()
-corpus = cache.corpus(settings.corpus)
+corpus = cache.corpus(settings.corpus, settings.parser)
 
 st.title("Index overview")
 st.caption(f"Corpus: {draw.md_escape(corpus.name)}")

@@ -10,7 +10,7 @@ from ui import cache, context, drilldown, state
 from ui.draw import REFS_NOTE, grid, md_escape, training_notices
 
 settings = state.current()
-corpus = cache.corpus(settings.corpus)
+corpus = cache.corpus(settings.corpus, settings.parser)
 q = context.question(corpus, settings.question)
 
 st.title("Question drill-down")

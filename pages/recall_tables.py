@@ -11,7 +11,7 @@ from lab import csv_text, question_count
 from ui import cache, documents, draw, recall, state
 
 settings = state.current()
-corpus = cache.corpus(settings.corpus)
+corpus = cache.corpus(settings.corpus, settings.parser)
 
 st.title("Recall tables")
 st.caption(

@@ -12,7 +12,7 @@ from lab import DEFAULT_BUDGETS, DEFAULT_SIZES, csv_text, scored_on_training
 from ui import cache, choices, draw, state, sweeps
 
 settings = state.current()
-corpus = cache.corpus(settings.corpus)
+corpus = cache.corpus(settings.corpus, settings.parser)
 budgets = tuple(sorted({*DEFAULT_BUDGETS, settings.budget}))
 sizes = tuple(sorted({*DEFAULT_SIZES, settings.size}))
 

@@ -92,5 +92,5 @@ if cache.USER_CORPUS_KEY in st.session_state:
         )
         st.button("Use my corpus", on_click=corpus_input.use, type="primary")
     else:
-        corpus_input.draw_run(cache.corpus(cache.USER), settings)
+        corpus_input.draw_run(cache.corpus(cache.USER, settings.parser), settings)
     st.button("Forget my corpus", on_click=corpus_input.forget, type="tertiary")

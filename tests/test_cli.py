@@ -544,7 +544,8 @@ def test_compare_b_parser_reads_bs_documents_with_another_parser(capsys):
     assert code == 0, err
     data = json.loads(out)
     assert data["differences"] == [{"setting": "parser", "a": "main,pypdf", "b": "main,layout"}]
-    assert data["a"] == data["b"] and len(data["questions"]) == 20
+    assert (data["a"]["parser"], data["b"]["parser"]) == (None, "layout")
+    assert {**data["a"], "parser": "layout"} == data["b"] and len(data["questions"]) == 20
     code, out, err = run_cli(
         capsys, "compare", "--collection", collection, "--a", FLAT, "--b-parser", "page",
         "--parser", "layout",

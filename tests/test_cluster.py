@@ -185,6 +185,23 @@ def test_a_sweep_of_the_support_collection_on_workers_gives_the_local_numbers(cl
         assert complete == expected
 
 
+def test_the_configs_parser_reaches_the_workers(client):
+    """The documents are read with ``LabConfig.parser`` before they are sent: on the workers
+    the whole page's navigation question is scored as it is here, and not with "main"."""
+    raw = ROOT / "tests" / "data" / "real" / "formats" / "shared-mime-info-spec-ch2.html"
+    qe = [
+        {"id": "nav", "question": "Where next?", "evidence": ["Prev | Home | Next"]},
+        {"id": "body", "question": "Why?", "evidence": ["the differences between the databases"]},
+    ]
+    corpus = build_corpus({"spec.html": raw.read_bytes()}, qe)
+    grid = {"budgets": (40,), "sizes": (250,)}
+    for parser, questions in ((None, 1), ("page", 2)):
+        config = LabConfig(chunkers=("fixed",), modes=("flat",), split="all", parser=parser)
+        on_workers = sweep(corpus, config, **grid, client=client).frame()
+        assert_same(on_workers, sweep(corpus, config, **grid).frame())
+        assert on_workers["questions"].tolist() == [questions]
+
+
 def test_progress_counts_finished_tasks(handbook, client):
     seen = []
     sweep(handbook, CONFIG, budgets=BUDGETS, sizes=SIZES, client=client, progress=_record(seen))

@@ -434,21 +434,25 @@ def test_b_may_read_the_documents_with_another_parser_and_questions_match_by_id(
             },
         ]
     }
-    main = build_corpus({"spec.html": raw}, qe, parser="main")
-    page = build_corpus({"spec.html": raw}, qe, parser="page")
+    main = build_corpus({"spec.html": raw}, qe)
+    page = main.read_with("page")
     assert [q.id for q in main.questions] == ["body"]  # the navigation is not main content
     assert [q.id for q in page.questions] == ["nav", "body"]
     a = LabConfig(chunkers=("fixed",), modes=("flat",), split="all")
     with pytest.raises(ValueError, match="same configuration"):
         check_pair(main, a, a)
-    c = compare(main, a, a, corpus_b=page, parsers=("main", "page"))
+    with pytest.raises(ValueError, match="same configuration"):  # "main" is the default
+        check_pair(main, a, replace(a, parser="main"))
+    c = compare(main, a, replace(a, parser="page"))
     assert [str(d) for d in c.differences] == ["parser (main → page)"]
     assert [q.id for q in c.questions] == ["body"]
     assert (c.only_a, c.only_b) == ((), ("nav",))
     assert "1 only B (nav)" in c.unmatched
     assert c.to_dict()["only_b"] == ["nav"]
+    assert c.to_dict()["b"]["parser"] == "page" and c.to_dict()["a"]["parser"] is None
     assert c.complete.a.n == c.complete.b.n == 1
-    reverse = compare(page, a, a, corpus_b=main, parsers=("page", "main"))
+    reverse = compare(main, replace(a, parser="page"), a)
     assert reverse.only_a == ("nav",) and not reverse.only_b
+    assert compare(page, a, replace(a, parser="page")).only_b == ("nav",)  # A reads it again
     same = compare(main, a, replace(a, modes=("graph",)))
     assert same.unmatched is None and "only_b" not in same.to_dict()

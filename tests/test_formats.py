@@ -180,3 +180,12 @@ def test_manifest_heading_patterns_make_headings_per_document_and_per_type(tmp_p
     assert titles == [["=> Build 17", "=> Build 16"], ["=> Build 17", "=> Build 16"], []]
     (problem,) = [e.message for e in corpus.errors]
     assert '"headings" must be a list of regular expressions' in problem
+
+
+def test_a_markdown_headings_title_drops_its_markup_and_resolves_reference_links():
+    text = "# [Foo][f] and *bar*\n\ntext\n\n## `code` [x](http://y)\n\n[f]: http://x\n"
+    doc = read_document(text, "x.md", "markdown")
+    assert [(h["level"], h["title"], h["start"]) for h in outline(doc)] == [
+        (1, "Foo and bar", 0),
+        (2, "code x", 28),
+    ]

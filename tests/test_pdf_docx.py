@@ -67,6 +67,26 @@ def test_a_docx_reads_heading_styles_and_tables_as_rows():
     ]
 
 
+def test_a_docx_paragraph_set_all_in_bold_is_a_heading_below_the_styled_one():
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Create an Account", level=1)
+    document.add_paragraph().add_run("DESCRIPTION").bold = True
+    document.add_paragraph("A user should be able to create an account.")
+    mixed = document.add_paragraph()
+    mixed.add_run("Note: ").bold = True
+    mixed.add_run("not all bold")
+    document.add_paragraph().add_run("A bold sentence, not a label.").bold = True
+    out = io.BytesIO()
+    document.save(out)
+    doc = build_corpus([Source("case.docx", out.getvalue())], None).documents[0]
+    assert [(h["level"], h["title"]) for h in outline(doc)] == [
+        (1, "Create an Account"),
+        (2, "DESCRIPTION"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("name", "data", "reason"),
     [

@@ -79,3 +79,32 @@ def test_lines_whose_context_says_no_are_not_headings(text):
 def test_shapes_inside_code_fences_are_not_headings():
     text = "```\nNAME\n\nfoo\n\nSYNOPSIS\n\nbar\n```\n"
     assert heads(text) == []
+
+
+LICENCE_HEAD = (
+    "\n" + " " * 33 + "Apache License\n" + " " * 27 + "Version 2.0, January 2004\n\n"
+    "   TERMS AND CONDITIONS FOR USE\n\n"
+    "   1. Definitions.\n\n"
+    + '      "License" shall mean the terms and conditions for use, reproduction,\n' * 3
+    + "\n   2. Grant of Copyright License.\n\n"
+    + "      Each Contributor hereby grants to You a perpetual, worldwide, non-\n" * 3
+    + "\n   END OF TERMS AND CONDITIONS\n\n"
+    "   APPENDIX: How to apply the License to your work.\n\n"
+    "      To apply the License to your work, attach the following notice.\n"
+)
+
+
+def test_a_centred_title_and_dividers_at_the_texts_margin_are_read():
+    assert heads(LICENCE_HEAD) == [
+        (1, "Apache License"),
+        (2, "TERMS AND CONDITIONS FOR USE"),
+        (3, "1 Definitions"),
+        (3, "2 Grant of Copyright License"),
+        (2, "APPENDIX: How to apply the License to your work"),
+    ]
+
+
+def test_an_indented_first_line_that_is_not_centred_is_no_title():
+    body = "This line is body text that runs on to the full width of the page here.\n" * 4
+    assert heads("        Indented but far from centred\n" + body) == []
+    assert heads(" " * 30 + "Centred but last\n") == []  # no body under it

@@ -360,41 +360,21 @@ def lab(of: Corpus, config: LabConfig, questions: tuple[str, ...] | None = None)
 
 
 @shared_and_session(st.cache_data, max_entries=128, session_entries=16)
-def _comparison(
-    _corpus: Corpus,
-    digest: str,
-    a: LabConfig,
-    b: LabConfig,
-    _corpus_b: Corpus | None = None,
-    digest_b: str | None = None,
-    parsers: tuple[str, str] | None = None,
-) -> Comparison:
-    if _corpus_b is None:
-        return compare(_corpus, a, b, cache=workbench(_corpus))
+def _comparison(_corpus: Corpus, digest: str, a: LabConfig, b: LabConfig) -> Comparison:
     return compare(
         _corpus,
         a,
         b,
-        cache=workbench(_corpus),
-        corpus_b=_corpus_b,
-        cache_b=workbench(_corpus_b),
-        parsers=parsers,
+        cache=workbench(_corpus.read_with(a.parser)),
+        cache_b=workbench(_corpus.read_with(b.parser)),
     )
 
 
-def comparison(
-    of: Corpus,
-    a: LabConfig,
-    b: LabConfig,
-    of_b: Corpus | None = None,
-    parsers: tuple[str, str] | None = None,
-) -> Comparison:
-    """``compare`` of A and B on this corpus, B on ``of_b`` when given (the documents read with
-    parser ``parsers[1]``, A's ``parsers[0]``); a spinner shows while it takes long."""
+def comparison(of: Corpus, a: LabConfig, b: LabConfig) -> Comparison:
+    """``compare`` of A and B on this corpus, each reading its documents with its own parser;
+    a spinner shows while it takes long."""
     with st.spinner("Running A and B…"):
-        if of_b is None or of_b.digest == of.digest:
-            return pick(_comparison, of)(of, of.digest, a, b)
-        return pick(_comparison, of)(of, of.digest, a, b, of_b, of_b.digest, parsers)
+        return pick(_comparison, of)(of, of.digest, a, b)
 
 
 def index(of: Corpus, config: LabConfig, chunker: str) -> Index:

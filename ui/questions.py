@@ -52,7 +52,7 @@ def verdicts(mine: Corpus, settings) -> dict[str, dict[str, str]]:
     """Question id -> configuration label -> verdict, for the sidebar's configuration."""
     if not mine.questions:
         return {}
-    result = cache.lab(mine, replace(settings.config, split="all"))
+    result = cache.lab(mine, replace(settings.config, split="all", parser=mine.parser))
     out: dict[str, dict[str, str]] = {}
     for run in result.runs:
         for q in run.questions:
@@ -375,7 +375,12 @@ def every_chunker(inputs, work: Draft, item: dict, settings) -> None:
         problems = [e.message for e in (built.errors if built else []) if e.question == item["id"]]
         st.error(md_escape(problems[0] if problems else refused or "This question cannot load."))
         return
-    config = replace(settings.config, chunkers=tuple(chunker_options(settings.dense)), split="all")
+    config = replace(
+        settings.config,
+        chunkers=tuple(chunker_options(settings.dense)),
+        split="all",
+        parser=built.parser,  # the reading whose text its evidence was marked in
+    )
     result = cache.lab(built, config, (item["id"],))
     rows: dict[str, dict] = {}
     for run in result.runs:

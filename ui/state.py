@@ -113,7 +113,7 @@ class Settings:
     """What the sidebar says: the pages read this, never the widgets."""
 
     corpus: str = cache.HANDBOOK
-    parser: str = cache.DEFAULT_PARSER  # HTML's reading (a setting of the corpus, not LabConfig)
+    parser: str = cache.DEFAULT_PARSER  # the readings of HTML and PDF (LabConfig.parser)
     chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
     modes: tuple[str, ...] = LEXICAL_MODES
     size: int = LabConfig.size
@@ -157,6 +157,7 @@ class Settings:
             rerank=self.reranker,
             rerank_top=self.rerank_top,
             tokenizer=self.tokenizer,
+            parser=self.parser,
         )
 
     def params(self) -> dict[str, list[str]]:

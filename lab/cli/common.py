@@ -357,6 +357,7 @@ def experiment_config(args: argparse.Namespace, sizes: Sequence[int] = ()) -> La
         rerank=args.rerank,
         rerank_top=args.rerank_top,
         tokenizer=args.tokenizer,
+        parser=args.parser,
     )
 
 

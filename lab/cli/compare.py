@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 
 from .. import LabConfig, compare, configure, csv_text, setting_names
 from ..formats import parser_label
@@ -82,23 +83,17 @@ def _sides(args: argparse.Namespace) -> tuple[LabConfig, LabConfig]:
     return sides[0], sides[1]
 
 
-def _b_reading(args: argparse.Namespace, corpus) -> dict:
-    """``compare``'s keywords for B reading the documents with ``--b-parser``: B's corpus and
-    both sides' readings (of the corpus's formats that offer several); none when B reads them
-    as A does; ``ValueError`` when no document has several readings."""
-    formats = {info.format for info in corpus.info}
-    readings = parser_label(args.parser, formats), parser_label(args.b_parser, formats)
+def _b_reading(args: argparse.Namespace, corpus, b: LabConfig) -> LabConfig:
+    """B reading the documents with ``--b-parser`` (when given); ``ValueError`` when no
+    document has several readings."""
     if args.b_parser is None:
-        return {}
-    if not readings[1]:
+        return b
+    if not parser_label(args.b_parser, frozenset(info.format for info in corpus.info)):
         raise ValueError(
             f"--b-parser {args.b_parser}: no document here has several readings "
             "(only HTML and PDF documents have)"
         )
-    if readings[0] == readings[1]:
-        return {}
-    corpus_b = load_corpus_of(argparse.Namespace(**{**vars(args), "parser": args.b_parser}))
-    return {"corpus_b": corpus_b, "parsers": readings}
+    return replace(b, parser=args.b_parser)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -113,7 +108,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     warn_training(corpus, a.split, a.chunkers + b.chunkers, a.adaptive or b.adaptive)
     for config in (a, b):
         load_models(config, args.download)
-    comparison = compare(corpus, a, b, **_b_reading(args, corpus))
+    comparison = compare(corpus, a, _b_reading(args, corpus, b))
     if args.format == "json":
         text = json.dumps({"corpus": corpus.name, **comparison.to_dict()}, indent=2) + "\n"
     elif args.format == "csv":

@@ -158,6 +158,19 @@ def check_parser(parser: str) -> str:
     return ",".join(names)
 
 
+def canonical_parser(parser: str | None) -> str | None:
+    """``parser`` checked (:func:`check_parser`) with the formats' default readings left out,
+    in format order; None when it names only defaults. Two settings that read every document
+    alike are then equal: ``"main"`` is None, ``"layout,page"`` is ``"page,layout"``."""
+    if parser is None:
+        return None
+    if not isinstance(parser, str):
+        raise ValueError(f"parser must be a name like 'page' or 'page,layout', got {parser!r}")
+    names = check_parser(parser).split(",")
+    kept = [p for f in FORMATS.values() for p in f.parsers[1:] if p in names]
+    return ",".join(kept) or None
+
+
 def reading(parser: str | None, format: str) -> str | None:
     """The reading of ``format`` that the ``parser`` setting names, or None (its default)."""
     if not parser:

@@ -1,6 +1,8 @@
 """DOCX with python-docx: paragraphs and tables in document order; headings from the paragraph
-styles (``Title``, ``Heading 1`` to ``Heading 9``), list paragraphs as list items, tables as
-table rows with their cells. A file that is not a readable DOCX is refused with the reason."""
+styles (``Title``, ``Heading 1`` to ``Heading 9``) and from short paragraphs set all in bold (a
+label such as "DESCRIPTION" in a document written without heading styles: one level below the
+styled heading before it), list paragraphs as list items, tables as table rows with their
+cells. A file that is not a readable DOCX is refused with the reason."""
 
 from __future__ import annotations
 
@@ -13,6 +15,21 @@ from ..problems import CorpusError
 from .blocks import Block, build
 
 _HEADING_STYLE = re.compile(r"(?i)heading\s*(\d)")
+_SENTENCE_END = re.compile(r"[.,;:!?]$")
+MAX_LABEL_WORDS = 10
+
+
+def bold_label(paragraph, text: str) -> bool:
+    """Whether a paragraph reads as a heading set in bold: every run with text is bold, and it
+    is short (at most ten words, 80 characters) and ends without sentence punctuation."""
+    runs = [r for r in paragraph.runs if r.text.strip()]
+    return (
+        bool(runs)
+        and all(r.bold for r in runs)
+        and len(text) <= 80
+        and len(text.split()) <= MAX_LABEL_WORDS
+        and not _SENTENCE_END.search(text)
+    )
 
 
 def _open(data: bytes):
@@ -41,6 +58,7 @@ def blocks_of(document) -> list[Block]:
     blocks: list[Block] = []
     has_title = any(_style(p) == "Title" for p in document.paragraphs)
     first_item = True
+    above = int(has_title)  # the level of the last styled heading
     for child in document.element.body.iterchildren():
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "p":
@@ -53,12 +71,14 @@ def blocks_of(document) -> list[Block]:
             if style == "Title":
                 blocks.append(Block("heading", text, level=1))
             elif heading:
-                level = int(heading.group(1)) + has_title
-                blocks.append(Block("heading", text, level=min(level, 6)))
+                above = min(int(heading.group(1)) + has_title, 6)
+                blocks.append(Block("heading", text, level=above))
             elif "list" in style.lower():
                 blocks.append(Block("item", text, marker="- ", first=first_item))
                 first_item = False
                 continue
+            elif bold_label(paragraph, text):
+                blocks.append(Block("heading", text, level=min(above + 1, 6)))
             else:
                 blocks.append(Block("para", text))
             first_item = True

@@ -24,10 +24,14 @@ _MARKER = re.compile(r"[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t]*")
 
 
 @cache
-def _parser():
+def _parser(inline: bool = True):
+    """CommonMark with pipe tables; without ``inline``, the blocks and their lines only (no
+    inline pass: only headings need their inline content read, for their titles, and reading
+    every paragraph's was most of a long document's time)."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table")
+    parser = MarkdownIt("commonmark").enable("table")
+    return parser if inline else parser.disable("inline")
 
 
 def _line_starts(text: str) -> list[int]:
@@ -38,9 +42,11 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _title(inline) -> str:
-    """The text of an inline token without its markup (emphasis, links, code marks)."""
+def _title(content: str, env: dict) -> str:
+    """The text of a heading's inline ``content`` without its markup (emphasis, links, code
+    marks), its reference links resolved by the document's definitions (``env``)."""
     parts = []
+    (inline,) = _parser().parseInline(content, env)
     for child in inline.children or ():
         if child.type in ("text", "code_inline", "html_inline"):
             parts.append(child.content)
@@ -79,7 +85,8 @@ class _Reader(ProseBatch):
         return True
 
     def run(self) -> None:
-        tokens = _parser().parse(self.text)
+        env: dict = {}
+        tokens = _parser(inline=False).parse(self.text, env)
         items: list[int] = []  # first line of each open list item
         fresh = False  # the next paragraph opens the innermost list item
         for k, token in enumerate(tokens):
@@ -94,7 +101,7 @@ class _Reader(ProseBatch):
                 s, e = self.span(token.map)
                 if token.markup in ("=", "-"):  # setext: the underline is no part of it
                     e = self.line_end(token.map[1] - 2)
-                self.add_heading(s, e, int(token.tag[1]), _title(tokens[k + 1]))
+                self.add_heading(s, e, int(token.tag[1]), _title(tokens[k + 1].content, env))
                 fresh = False
             elif kind == "paragraph_open":
                 s, e = self.span(token.map)

@@ -36,7 +36,10 @@ _CAPS = re.compile(r"[A-Z][A-Z0-9 ,&/()'\-]*[A-Z0-9)]")
 _CLAUSE = re.compile(
     r"(?:ARTICLE|Article|SECTION|Section|CHAPTER|Chapter|PART|Part)\s+"
     r"(?:[IVXLCDM]+|\d+(?:\.\d+)*|[A-Z])\b\.?(?:\s*[-:.\u2013\u2014]?\s+\S.*)?"
+    r"|(?:APPENDIX|Appendix|ANNEX|Annex)(?:\s+(?:[IVXLCDM]+|\d+|[A-Z])\b)?\.?"
+    r"(?:\s*[-:.\u2013\u2014]?\s+\S.*)?"
 )
+_END_MARK = re.compile(r"END\b")  # "END OF TERMS AND CONDITIONS" closes a part, opens none
 _OUTLINE = re.compile(r"(\*{1,4})[ \t]+(\S.*?)[ \t]*")
 _OUTLINE_MODE = re.compile(r"-\*-.*\boutline\b.*-\*-")
 _LIST = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)])[ \t]+\S")
@@ -64,9 +67,9 @@ def _body_after(lines: list[str], i: int) -> bool:
     return any(j < len(lines) and lines[j].strip() for j in (i + 1, i + 2))
 
 
-def _shape(lines: list[str], i: int) -> tuple[str, int, str] | None:
+def _shape(lines: list[str], i: int, indent: int = 0) -> tuple[str, int, str] | None:
     """The shape line ``i`` has, its level and title, or None when its context says it is no
-    heading."""
+    heading; ``indent`` is the text's margin (the least indentation of its lines)."""
     line = lines[i]
     title = line.strip().lstrip("\f").strip()
     if not title or len(title) > MAX_CHARS or not _blank_before(lines, i):
@@ -75,16 +78,20 @@ def _shape(lines: list[str], i: int) -> tuple[str, int, str] | None:
         return None
     if i + 1 < len(lines) and _UNDERLINE.fullmatch(lines[i + 1]):
         return None  # underlined: the line reader reads it
-    margin = not line[:1].isspace()
+    margin = len(line) - len(line.lstrip()) == indent
     for name, pattern, level, at_margin in SHAPES:
         if at_margin and not margin:
             continue
         if not pattern.fullmatch(title):
             continue
         if name == "caps" and (
-            len(title.split()) > MAX_CAPS_WORDS or sum(c.isalpha() for c in title) < 3
+            len(title.split()) > MAX_CAPS_WORDS
+            or sum(c.isalpha() for c in title) < 3
+            or _END_MARK.match(title)
         ):
             continue
+        if name == "clause" and title.endswith(".") and not title.endswith(".."):
+            title = title[:-1]  # "APPENDIX: How to apply the License to your work."
         if name == "question":
             if _listed(lines, i) and not title.endswith("?"):
                 continue
@@ -125,20 +132,77 @@ def plain_headings(lines: list[str], skip: set[int] = frozenset()) -> dict[int, 
     with their level and title."""
     if lines and any(_OUTLINE_MODE.search(line) for line in lines[:3]):
         return _outline_headings(lines)
+    title = centred_title(lines)
+    block = _block(lines, title) if title is not None else set()
+    indent = min(
+        (
+            len(line) - len(line.lstrip())
+            for i, line in enumerate(lines)
+            if line.strip() and i not in block
+        ),
+        default=0,
+    )
     by_shape: dict[str, dict[int, tuple[int, str]]] = {}
     for i in range(len(lines)):
-        if i in skip or not _blank_before(lines, i):
+        if i in skip or i in block or not _blank_before(lines, i):
             continue
-        found = _shape(lines, i)
+        found = _shape(lines, i, indent)
         if found is not None:
-            name, level, title = found
-            by_shape.setdefault(name, {})[i] = (level, title)
-    shapes = {name: found for name, found in by_shape.items() if len(found) >= 2}
+            name, level, title_ = found
+            by_shape.setdefault(name, {})[i] = (level, title_)
+    # Dividers recur as caps lines and clause lines together (a licence's "TERMS AND
+    # CONDITIONS" and its "APPENDIX: ...").
+    dividers = len(by_shape.get("caps", ())) + len(by_shape.get("clause", ()))
+    shapes = {
+        name: found
+        for name, found in by_shape.items()
+        if len(found) >= 2 or (name in ("caps", "clause") and dividers >= 2)
+    }
     if "question" in shapes and not shapes.keys() - {"question"}:
         shapes["question"] = {i: (2, title) for i, (_, title) in shapes["question"].items()}
     if "debian" in shapes:
         shapes.pop("version", None)  # a Debian changelog's entries name versions too
-    return {i: head for found in shapes.values() for i, head in found.items()}
+    found = {i: head for found in shapes.values() for i, head in found.items()}
+    if title is not None:
+        found[title] = (1, lines[title].strip())
+    return found
+
+
+def _width(lines: list[str]) -> int:
+    """The right edge of a text's lines: the length nine in ten of its lines stay within."""
+    lengths = sorted(len(line.rstrip()) for line in lines if line.strip())
+    return lengths[(len(lengths) * 9) // 10] if lengths else 0
+
+
+def centred_title(lines: list[str]) -> int | None:
+    """The line of a text's centred title, or None: its first line, when it is short, starts
+    with a capital, ends without sentence punctuation, is indented so that its margins balance
+    within the text's line width (a text of fixed-width lines, 60 characters or more) and has
+    body text under it (after the lines centred with it: a version, an address)."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return None
+    line = lines[first].rstrip()
+    title = line.strip()
+    width = _width(lines)
+    left = len(line) - len(title)
+    right = width - len(line)
+    if width < 60 or left < 8 or abs(left - right) > max(4, width // 8):
+        return None
+    if len(title) > MAX_CHARS or len(title.split()) > 10 or not title[:1].isupper():
+        return None
+    if _SENTENCE_END.search(title) or title.endswith(":"):
+        return None
+    rest = _block(lines, first)
+    return first if any(line.strip() for line in lines[max(rest) + 1 :]) else None
+
+
+def _block(lines: list[str], first: int) -> set[int]:
+    """Line ``first`` and the non-blank lines right under it."""
+    end = first + 1
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return set(range(first, end))
 
 
 def fenced_lines(lines: list[str]) -> set[int]:

@@ -68,6 +68,21 @@ class LineReader(ProseBatch):
     def __init__(self, text: str, patterns: tuple[re.Pattern, ...] = ()):
         super().__init__(text)
         self.patterns = patterns
+        self.numbered_depth = 0  # 1 where numbered headings sit under a plain divider
+
+    @staticmethod
+    def divides_numbered(lines: list[str], plain: dict[int, tuple[int, str]]) -> bool:
+        """Whether a level-2 plain heading (a divider such as "TERMS AND CONDITIONS") has a
+        numbered heading (``1. Definitions.``) as its next line of text: the numbered headings
+        are then its children, a level below it."""
+        for i, (level, _) in plain.items():
+            if level != 2:
+                continue
+            j = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+            m = _NUMBERED.match(lines[j]) if j is not None else None
+            if m and (m.group(2) or "." in m.group(1)) and j not in plain:
+                return True
+        return False
 
     def numbered_heading(
         self, line: tuple[int, int], prev_blank: bool, neighbours_listed: bool
@@ -86,7 +101,7 @@ class LineReader(ProseBatch):
             return None
         if not _TITLE_START.match(rest):
             return None
-        level = number.count(".") + 2
+        level = number.count(".") + 2 + self.numbered_depth
         rest_start = m.start(3)
         if _is_short_title(rest):
             return end, level, f"{number} {rest.rstrip('.:')}", end
@@ -176,6 +191,7 @@ class LineReader(ProseBatch):
         # Blank lines and ``#`` heading lines (the most common) are read a stretch at a time.
         special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
         plain = self.plain_headings(lines)
+        self.numbered_depth = int(self.divides_numbered(lines, plain))
         if plain:
             special = sorted({*special, *plain})
         heads = {i: h for i in special if lines[i][:1] == "#" and (h := _atx(lines[i]))}

@@ -96,8 +96,7 @@ class ChunkGraph:
 
         The fast path: columns never mix, so they are iterated ``PAGERANK_BLOCK`` at a time (the
         iterate stays in cache, memory stays n x block), each block's restart made dense from
-        its seeds only, and alpha p0 added at the seeds only (``fast_graph.pagerank_on_seeds``);
-        the same floats as every column at once."""
+        its seeds only; the same floats as every column at once."""
         mass = np.zeros((q, self.n))
         if self.n == 0 or q == 0:
             return mass
@@ -118,7 +117,7 @@ class ChunkGraph:
             seeds = slice(cuts[b], cuts[b + 1])
             restart = np.zeros((self.n, hi - lo), dtype=np.float32)
             restart[rows[seeds], cols[seeds] - lo] = weights[seeds]
-            mass[lo:hi] = fast_graph.pagerank_on_seeds(walk, sinks, restart, alpha, iterations).T
+            mass[lo:hi] = pagerank_power_iteration(walk, sinks, restart, alpha, iterations).T
         return mass
 
     def to_networkx(self):

@@ -13,7 +13,7 @@ from samples import corpora
 
 from lab import build_corpus, build_index, load_collection
 from lab.bm25 import BM25, bm25_scores_plain
-from lab.fast.graph import cosine_edges, pagerank_on_seeds, structure_edges
+from lab.fast.graph import cosine_edges, structure_edges
 from lab.generate import generate_corpus
 from lab.graph import (
     ChunkGraph,
@@ -260,18 +260,3 @@ def test_cosine_edges_fast_are_the_plain_rule_on_repeated_text():
             assert same_arrays(cosine_edges(matrix, 0.5, 0.2, neighbours), want)
             degree = np.bincount(np.concatenate(want[:2]), minlength=matrix.shape[0])
             assert np.median(degree) >= neighbours and degree.max() > neighbours
-
-
-@pytest.mark.parametrize(
-    ("n", "q", "sinks", "seed"), [(50, 4, 0, 11), (80, 9, 7, 12), (30, 2, 29, 13)]
-)
-def test_pagerank_on_seeds_is_the_power_iteration(n, q, sinks, seed):
-    rng = np.random.default_rng(seed)
-    walk, dangling = random_graph(rng, n, 0.1, sinks).transition()
-    walk, dangling = walk.astype(np.float32), np.flatnonzero(dangling)
-    restart = seeded_restart(rng, n, q, empty=1)
-    for iterations in (0, 1, 25):
-        want = pagerank_power_iteration(walk, dangling, restart, 0.5, iterations)
-        got = pagerank_on_seeds(walk, dangling, restart, 0.5, iterations)
-        assert got.dtype == want.dtype == np.float32 and got.tobytes() == want.tobytes()
-        assert (want[:, -1] == 0).all() and (want[:, 0] > 0).any()

@@ -327,25 +327,3 @@ def _sparse_row_sums(products: np.ndarray) -> np.ndarray:
     if len(filled):
         sums[filled] = np.add.reduceat(products[nonzero], (np.cumsum(counts) - counts)[filled])
     return sums
-
-
-def pagerank_on_seeds(
-    walk: sp.csr_array, sinks: np.ndarray, restart: np.ndarray, alpha: float, iterations: int
-) -> np.ndarray:
-    """``lab.graph.pagerank_power_iteration``, float for float, adding ``alpha p0`` and the
-    dangling chunks' return only where ``p0`` is not zero (its seeds): elsewhere either adds
-    +0.0 to a sum of non-negative products, which leaves it as it is."""
-    p0 = np.asarray(restart, dtype=np.float32)
-    follow, stay = np.float32(1 - alpha), np.float32(alpha)
-    seeds = np.nonzero(p0)
-    start = p0[seeds]
-    base = stay * start
-    p = p0.copy()
-    for _ in range(iterations):
-        step = walk @ p
-        if len(sinks):
-            step[seeds] += start * p[sinks].sum(axis=0)[seeds[1]]
-        step *= follow
-        step[seeds] += base
-        p = step
-    return p

@@ -22,33 +22,40 @@ def ranking_means_of_scores(
     q, n = scores.shape
     if q == 0:
         return ranking_means([])
-    relevant = np.zeros((q, n), dtype=bool)
-    relevant[spans.question[spans.holder_span], spans.holder_chunk] = True
-    holding = np.count_nonzero(relevant, axis=1)
+    # every (question, chunk holding one of its spans) pair once, by question, then chunk
+    pairs = np.unique(spans.question[spans.holder_span] * n + spans.holder_chunk)
+    question, chunk = np.divmod(pairs, max(n, 1))
+    holding = np.bincount(question, minlength=q)
     top = max(KS)
     head = order[:, :top]
-    hits = np.zeros(head.shape, dtype=bool)
-    if n:
-        hits = relevant[np.arange(q)[:, None], head] & (np.arange(head.shape[1]) < shown[:, None])
+    keys = (np.arange(q)[:, None] * n + head).ravel()
+    found = np.searchsorted(pairs, keys).clip(max=max(len(pairs) - 1, 0))
+    hits = (pairs[found] == keys).reshape(head.shape) if len(pairs) else np.zeros(head.shape, bool)
+    hits &= np.arange(head.shape[1]) < shown[:, None]
     recall, precision = {}, {}
     for k in KS:
         within = np.count_nonzero(hits[:, :k], axis=1)
         recall[k] = np.divide(within, holding, out=np.zeros(q), where=holding > 0, dtype=np.float64)
         precision[k] = within / k
     reciprocal = np.zeros(q)
-    for lo in range(0, q, ROWS):
-        block, held = scores[lo : lo + ROWS], relevant[lo : lo + ROWS]
-        offered = held & (block > 0)
-        has = np.flatnonzero(offered.any(axis=1))
-        if not len(has):
-            continue
-        block, offered = block[has], offered[has]
-        best = np.where(offered, block, -np.inf).max(axis=1)[:, None]
-        chunk = (offered & (block == best)).argmax(axis=1)  # ties: the lowest index first
-        position = np.count_nonzero(block > best, axis=1) + np.count_nonzero(
-            (block == best) & (np.arange(n) < chunk[:, None]), axis=1
+    score = scores[question, chunk]
+    offered = score > 0
+    question, chunk, score = question[offered], chunk[offered], score[offered]
+    # per question its best-ranked holder: the highest score, then the lowest index
+    first = np.lexsort((chunk, -score, question))
+    firsts = first[np.r_[True, np.diff(question[first]) != 0]] if len(first) else first
+    asked, best, s = question[firsts], chunk[firsts], score[firsts]
+    look = order[asked] == best[:, None]
+    seen = look.any(axis=1) & (look.argmax(axis=1) < shown[asked])
+    position = np.where(seen, look.argmax(axis=1), 0)
+    past = np.flatnonzero(~seen)  # ranked past the first look: counted
+    for lo in range(0, len(past), ROWS):
+        rows = past[lo : lo + ROWS]
+        block, at = scores[asked[rows]], s[rows][:, None]
+        position[rows] = np.count_nonzero(block > at, axis=1) + np.count_nonzero(
+            (block == at) & (np.arange(n) < best[rows][:, None]), axis=1
         )
-        reciprocal[lo + has] = 1 / (position + 1)
+    reciprocal[asked] = 1 / (position + 1)
     return (
         q,
         {k: sum(recall[k].tolist()) / q for k in KS},

@@ -366,15 +366,24 @@ class EvidenceSpans(NamedTuple):
     holder_chunk: np.ndarray
 
 
-def evidence_spans(ranked: Sequence[RankedQuestion]) -> EvidenceSpans:
-    """``EvidenceSpans`` of the questions ``ranked`` describes (their ``holders``)."""
-    spans = [holders for r in ranked for holders in r.holders]
-    question = np.repeat(np.arange(len(ranked)), [len(r.holders) for r in ranked])
+def evidence_spans(holders: Sequence[Sequence[tuple[int, ...]]]) -> EvidenceSpans:
+    """``EvidenceSpans`` of questions given, per question, the chunks holding each of its
+    evidence spans (``RankedQuestion.holders``, ``question_holders``)."""
+    spans = [h for held in holders for h in held]
+    question = np.repeat(np.arange(len(holders)), [len(held) for held in holders])
     holder_span = np.repeat(np.arange(len(spans)), [len(h) for h in spans])
     chunks = np.fromiter((k for h in spans for k in h), dtype=np.int64, count=len(holder_span))
     return EvidenceSpans(
-        len(ranked), question.astype(np.int64), holder_span.astype(np.int64), chunks
+        len(holders), question.astype(np.int64), holder_span.astype(np.int64), chunks
     )
+
+
+def question_holders(
+    index: Index, questions: Sequence[Question]
+) -> list[tuple[tuple[int, ...], ...]]:
+    """Per question, the chunks of ``index`` holding each of its evidence spans whole."""
+    holding = index.holder_lists
+    return [tuple([holding[ev.key] for ev in q.evidence]) for q in questions]
 
 
 def verdicts(

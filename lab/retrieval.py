@@ -13,6 +13,7 @@ import numpy as np
 
 from .assemble import FirstLooks, Picks, assemble_questions, first_looks, picked_ranks, the_cuts
 from .corpus import Question
+from .fast.metrics import ranking_means_of_scores
 from .index import Index
 from .lru import bounded_get_many
 from .metrics import (
@@ -22,8 +23,8 @@ from .metrics import (
     RankedQuestion,
     RankingMeans,
     evidence_spans,
+    question_holders,
     rank_questions,
-    ranking_means,
     score_questions,
     tally,
     verdicts,
@@ -172,8 +173,11 @@ class Retrieval:
 
     @cached_property
     def _means(self) -> RankingMeans:
-        return ranking_means(self.ranked)
+        """``ranking_means(self.ranked)`` on the arrays (``lab.fast.metrics``): a sweep builds
+        no ``RankedQuestion``."""
+        looks = self.looks
+        return ranking_means_of_scores(self.scores(), looks.order, looks.shown, self._spans)
 
     @cached_property
     def _spans(self) -> EvidenceSpans:
-        return evidence_spans(self.ranked)
+        return evidence_spans(question_holders(self.index, self.questions))

@@ -16,7 +16,8 @@ corpus = cache.corpus(settings.corpus)
 st.title("Recall tables")
 st.caption(
     f"{question_count(len(corpus.split(settings.split)), settings.split)} · L = {settings.size} "
-    f"characters · {state.budget_note(settings)} · {draw.REFS_NOTE[settings.refs]}. "
+    f"{state.size_unit(settings)} · {state.budget_note(settings)} · "
+    f"{draw.REFS_NOTE[settings.refs]}. "
     "Complete: all evidence in the context; partial: some of it."
     + state.retrieval_note(settings, " Retrieval: ")
 )

@@ -84,3 +84,14 @@ def test_the_chunk_graph_says_tokens_of_the_tokenizer():
     assert not app.exception
     detail = " ".join(h.proto.body for h in app.get("html"))
     assert f"{NAME} tokens" in detail and " words · " not in detail
+
+
+def test_the_recall_tables_count_the_context_in_tokens():
+    app = open_app("pages/recall_tables.py", tokenizer=NAME, size="120", budget="200")
+    assert not app.exception
+    assert any(
+        f"L = 120 {NAME} tokens · budget = 200 {NAME} tokens" in c.value for c in app.caption
+    )
+    table = app.dataframe[0]
+    assert table.value["context words"].max() <= 200
+    assert '"Tokens"' in table.proto.columns

@@ -488,7 +488,7 @@ def boundary_strip(unit: str = "words") -> dict:
         ["chunk:N", "start:Q", "end:Q", "chars:Q", "words:Q", "status:N"],
     )
     for item in chunks["encoding"]["tooltip"]:
-        if item["field"] == "words":
+        if item["field"] == "words" and unit != "words":
             item["title"] = unit
     marks = _strip_layer(
         "marks",

@@ -12,11 +12,12 @@ if TYPE_CHECKING:
     from .index import Index
 
 
-def did_not_fit(left: int, words: int, budget: int) -> str:
-    """A chunk of ``words`` words that did not fit the ``left`` words of ``budget`` left."""
+def did_not_fit(left: int, words: int, budget: int, unit: str = "words") -> str:
+    """A chunk of ``words`` words that did not fit the ``left`` words of ``budget`` left
+    (``unit``: what they count, "words" or "NAME tokens")."""
     if words > budget:
-        return f"did not fit: the chunk has {words} words, more than the whole budget of {budget}"
-    return f"did not fit: {left} words left, the chunk has {words}"
+        return f"did not fit: the chunk has {words} {unit}, more than the whole budget of {budget}"
+    return f"did not fit: {left} {unit} left, the chunk has {words}"
 
 
 def resembled(
@@ -61,7 +62,7 @@ def note(
     the cut", the chunk it repeated for "near-duplicate"; None for any other decision."""
     if decision in (OVER_BUDGET, BELOW_CUT):
         left = budget - sum(int(index.words[k]) for k in before)
-        return did_not_fit(left, words, budget)
+        return did_not_fit(left, words, budget, index.unit)
     if decision == NEAR_DUPLICATE:
         return near_duplicate(chunk, before, index)
     return None

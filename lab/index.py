@@ -157,6 +157,11 @@ class Index:
             return None
         return len(self.corpus.split("train"))
 
+    @property
+    def unit(self) -> str:
+        """What ``words`` counts: "words", or "NAME tokens" with a tokenizer."""
+        return "words" if self.tokenizer is None else f"{self.tokenizer.name} tokens"
+
     @cached_property
     def words(self) -> np.ndarray:
         """What the context budget counts of each chunk: the words it delivers, or with a

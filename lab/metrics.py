@@ -323,7 +323,7 @@ def score_questions(
             elif best[0] >= cut:
                 words_k = int(words[best[1]])
                 diagnosis = OVER_BUDGET if words_k > budget else BELOW_CUT
-                detail = did_not_fit(budget - used, words_k, budget)
+                detail = did_not_fit(budget - used, words_k, budget, index.unit)
             else:
                 before = [k for k, p in zip(taken, positions, strict=True) if p < best[0]]
                 words_k = int(words[best[1]])

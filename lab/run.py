@@ -158,6 +158,7 @@ class LabResult:
         """One row per question x chunker x mode: the verdict and why evidence missed, the
         documents its evidence is in, and its verdict without its filter (when it has one)."""
         rows = []
+        context = "context_tokens" if self.config.tokenizer else "context_words"
         for r in self.runs:
             unfiltered = {u.id: u.verdict for u in r.unfiltered}
             for q in r.questions:
@@ -171,7 +172,7 @@ class LabResult:
                         "partial": q.partial,
                         "complete": q.complete,
                         "verdict": q.verdict,
-                        "context_words": q.words,
+                        context: q.words,
                         "chunks": len(q.context),
                         "missed": sum(not e.in_context for e in q.evidence),
                         "diagnosis": "; ".join(
@@ -305,14 +306,16 @@ class Explanation:
     result: QuestionResult
 
     def frame(self, limit: int | None = None) -> pd.DataFrame:
-        """The ranking: offered chunks best first, with scores and what the assembler did."""
+        """The ranking: offered chunks best first, with scores, size in what the budget counts
+        (column "words", or "tokens" with a tokenizer) and what the assembler did."""
         holders = {int(k) for ev in self.question.evidence for k in self.index.holding(ev)}
         rows = []
         order = self.ranking.order if limit is None else self.ranking.order[:limit]
         ranking = self.ranking
         documents = self.index.corpus.documents
+        sizes, unit = self.index.words, "words" if self.index.tokenizer is None else "tokens"
         for pos, k in enumerate(order.tolist()):
-            c = self.index.chunks[k]
+            c, size = self.index.chunks[k], int(sizes[k])
             row = {
                 "rank": pos + 1,
                 "chunk": c.id,
@@ -320,11 +323,11 @@ class Explanation:
                 "bm25": float(ranking.bm25[k]),
                 "pagerank": float(ranking.pagerank[k]) if ranking.pagerank is not None else None,
                 "score": float(ranking.score[k]),
-                "words": c.words,
+                unit: size,
                 "seed": k in ranking.seeds,
                 "evidence": k in holders,
-                "decision": (decision := self.context.decision(k, pos, c.words)),
-                "why": context_note(self.context, decision, k, pos, c.words, self.index),
+                "decision": (decision := self.context.decision(k, pos, size)),
+                "why": context_note(self.context, decision, k, pos, size, self.index),
             }
             if ranking.dense is not None:
                 row |= {

@@ -30,10 +30,8 @@ overview.outline_view(corpus)
 result = cache.lab(corpus, settings.config)
 
 st.subheader("Index statistics")
-tokens = f"{settings.tokenizer} tokens" if settings.tokenizer else None
-budget_note = f"budget = {settings.budget} {tokens}" if tokens else state.budget_note(settings)
 st.caption(
-    f"Chunk size L = {settings.size} {tokens or 'characters'}; {budget_note}; "
+    f"Chunk size L = {settings.size} {state.size_unit(settings)}; {state.budget_note(settings)}; "
     f"{draw.REFS_NOTE[settings.refs]}. Chars count the body a chunk covers; delivered counts "
     "what the assembler hands over: heading prefix, body and delivered reference text."
     + state.retrieval_note(settings, " Retrieval: ")
@@ -85,7 +83,7 @@ if any(c.search_source for c in index.chunks):
     )
 view = ("map", chunker, doc, settings.config)
 strip = cache.view(corpus, (*view, "strip"), overview.strip_data, index, doc, settings.budget)
-draw.chart(cache.spec(overview.boundary_strip), **strip)
+draw.chart(cache.spec(overview.boundary_strip, index.unit), **strip)
 st.caption(overview.STRIP_CAPTION)
 text_chars = len(corpus.documents[doc].text)
 if text_chars > overview.MAP_CHARS:

@@ -25,7 +25,7 @@ else:
     st.caption(
         f"{md_escape(q.id)} · {q.split} · {len(q.evidence)} evidence "
         f"{'span' if len(q.evidence) == 1 else 'spans'}{case} · "
-        f"L = {settings.size} characters · {state.budget_note(settings)} · "
+        f"L = {settings.size} {state.size_unit(settings)} · {state.budget_note(settings)} · "
         f"{REFS_NOTE[settings.refs]}" + state.retrieval_note(settings, " · ")
     )
     if q.filter and not settings.filters:

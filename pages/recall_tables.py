@@ -16,7 +16,8 @@ corpus = cache.corpus(settings.corpus, settings.parser)
 st.title("Recall tables")
 st.caption(
     f"{question_count(len(corpus.split(settings.split)), settings.split)} · L = {settings.size} "
-    f"characters · {state.budget_note(settings)} · {draw.REFS_NOTE[settings.refs]}. "
+    f"{state.size_unit(settings)} · {state.budget_note(settings)} · "
+    f"{draw.REFS_NOTE[settings.refs]}. "
     "Complete: all evidence in the context; partial: some of it."
     + state.retrieval_note(settings, " Retrieval: ")
 )
@@ -30,7 +31,11 @@ draw.training_notices(corpus, settings.split, settings.chunkers, settings.adapti
 cache.parents_notice(corpus, settings.config)
 recall.headline(result)
 n = len(corpus.split(settings.split))
-st.dataframe(recall.recall_view(table), column_config=recall.recall_columns(n), hide_index=True)
+st.dataframe(
+    recall.recall_view(table),
+    column_config=recall.recall_columns(n, settings.tokenizer),
+    hide_index=True,
+)
 draw.chart(cache.spec(recall.recall_chart), rows=recall.recall_data(table))
 st.caption("Whiskers: Wilson 95% intervals. Bars whose whiskers overlap are not told apart.")
 
@@ -87,7 +92,7 @@ if documents.is_collection(corpus):
 
 st.subheader("Question × configuration")
 verdicts = cache.view(corpus, ("verdicts", settings.config), recall.verdict_data, result, corpus)
-draw.chart(cache.spec(recall.verdict_matrix), rows=verdicts)
+draw.chart(cache.spec(recall.verdict_matrix, state.budget_unit(settings)), rows=verdicts)
 if len(corpus.split(settings.split)) > recall.MATRIX_QUESTIONS:
     st.info(
         f"The matrix shows the first {recall.MATRIX_QUESTIONS} questions; the exports hold all."

@@ -10,7 +10,7 @@ from lab import build_corpus, build_index, parse_document
 from lab.chunkers import CHUNKERS, Params, chunker_status
 from lab.chunkers.adapters import langchain as langchain_adapter
 from lab.chunkers.adapters import llamaindex as llamaindex_adapter
-from lab.chunkers.adapters.locate import locate
+from lab.chunkers.adapters.locate import Squeezed, locate
 from lab.chunkers.base import register
 from lab.index import check_chunking
 
@@ -302,3 +302,28 @@ def test_a_chunker_whose_library_is_missing_is_listed_with_the_install_command()
             check_chunking("test-missing-library", 100, 0)
     finally:
         del CHUNKERS["test-missing-library"]
+
+
+def test_locate_skips_blank_pieces_and_passes_a_head_that_is_not_the_whole_chunk():
+    # The chunk's first 32 characters occur first at 0, but only the second occurrence holds it
+    # whole; whitespace-only pieces are no chunk, even where the text has that run.
+    said = "The committee meets every Monday at noon"
+    text = f"{said} sharp.  {said} in room 4.  end"
+    made = locate(text, ["  ", f"{said} in room 4.", "", "  ", "end"])
+    second = text.index(said, 1)
+    assert made.bodies == ((second, second + len(said) + 11), (len(text) - 3, len(text)))
+    assert made.notes == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Plain ASCII:\tone  two\n\nthree\x0bfour\x1cfive.",
+        "Not ASCII:\u00a0caf\u00e9\u2003na\u00efve\u3000\u2028end \U0001f600 done",
+    ],
+)
+def test_the_squeezed_document_is_its_characters_without_whitespace(text):
+    squeezed = Squeezed(text)
+    assert squeezed.text == "".join(text.split())
+    assert [text[i] for i in squeezed.at.tolist()] == list(squeezed.text)
+    assert squeezed.lower == squeezed.text.lower()

@@ -46,6 +46,7 @@ RANKING_ORDER = [
     "seed",
     "rerank",
     "words",
+    "tokens",
 ]
 MODE_COLUMNS = {  # ranking columns that only some modes have
     "pagerank": ("graph",),
@@ -115,6 +116,7 @@ class View:
     ranks: pd.DataFrame | None = None  # the rank of each chunk by each signal (dense on)
     reranked: int = 0  # how many top chunks a cross-encoder reordered
     dense: bool = False  # dense embeddings on: graph mode is seeded from the hybrid fusion
+    unit: str = "words"  # what ``words`` and ``budget`` count: words, or "NAME tokens"
 
     @property
     def held(self) -> int:
@@ -131,7 +133,7 @@ class View:
         }[self.verdict]
         chunks = "1 chunk" if self.picked == 1 else f"{self.picked} chunks"
         return (
-            f"{held} in a {self.words}-word context ({chunks}, budget {self.budget}); "
+            f"{held} in a context of {self.words} {self.unit} ({chunks}, budget {self.budget}); "
             f"{self.offered} chunks scored."
         )
 
@@ -235,7 +237,7 @@ def _build_view(
         page = documents[c.doc].page_at(c.source[0][0]) if c.source else None
         on_page = f" · page {page}" if page is not None else ""
         name = documents[c.doc].name + on_page
-        title = f"#{int(positions[k]) + 1} · {c.id} · {name} · {c.words} words"
+        title = f"#{int(positions[k]) + 1} · {c.id} · {name} · {int(index.words[k])} {index.unit}"
         spans, numbers = evidence_in(q, c.doc)
         blocks.append(chunk_html(title, c, documents[c.doc].text, spans, numbers))
     return View(
@@ -252,6 +254,7 @@ def _build_view(
         ranks=rank_table(ex),
         reranked=int(np.isfinite(ex.ranking.rerank).sum()) if ex.ranking.rerank is not None else 0,
         dense=ex.ranking.dense is not None,
+        unit=index.unit,
     )
 
 
@@ -291,6 +294,9 @@ RANKING_COLUMNS = {
     ),
     "pagerank": st.column_config.NumberColumn("PageRank", format="%.4f"),
     "words": st.column_config.NumberColumn("Words", width="small"),
+    "tokens": st.column_config.NumberColumn(
+        "Tokens", width="small", help="Tokens of the tokenizer in use: what the budget counts."
+    ),
     "seed": st.column_config.CheckboxColumn(
         "Seed", help="A top-3 BM25 chunk: PageRank restarts here."
     ),

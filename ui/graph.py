@@ -53,6 +53,7 @@ class GraphView:
     edges: pd.DataFrame
     counts: dict[str, int]
     total: int  # chunks in the index; ``len(nodes)`` may be fewer
+    unit: str = "words"  # what the nodes' "words" count: words, or "NAME tokens"
 
 
 def _shown_nodes(n: int, ranked: np.ndarray | None, must: set[int]) -> tuple[int, ...]:
@@ -140,8 +141,9 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
         area = 90 + 1300 * share if ex else 220
         rank = int(positions[k]) + 1 if positions[k] >= 0 else None
         position = int(positions[k])
-        decision = ex.context.decision(k, position, c.words) if ex else None
-        why = context_note(ex.context, decision, k, position, c.words, index) if ex else None
+        size = int(index.words[k])
+        decision = ex.context.decision(k, position, size) if ex else None
+        why = context_note(ex.context, decision, k, position, size, index) if ex else None
         rows.append(
             {
                 "k": k,
@@ -158,7 +160,7 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
                 "seed": "seed" if ex and k in ex.ranking.seeds else "",
                 "area": area,
                 "ring": (np.sqrt(area) + 9) ** 2,
-                "words": c.words,
+                "words": size,
                 "where": _labels(index, k),
                 "preview": " ".join(c.text.split())[:PREVIEW_CHARS],
             }
@@ -184,7 +186,7 @@ def _graph_view(_corpus: Corpus, digest: str, config: LabConfig, qid: str | None
     edges = pd.DataFrame(
         edge_rows, columns=["type", "weight", "x", "y", "x2", "y2", "source", "target"]
     )
-    return GraphView(nodes_frame, edges, index.graph.edge_counts(), n)
+    return GraphView(nodes_frame, edges, index.graph.edge_counts(), n, index.unit)
 
 
 def _graph_key(config: LabConfig, chunker: str) -> LabConfig:
@@ -223,7 +225,7 @@ def chunk_detail_html(of: Corpus, config: LabConfig, chunker: str, k: int, qid: 
     c = index.chunks[k]
     q = question(of, qid)
     spans, numbers = evidence_in(q, c.doc)
-    title = f"{c.id} · {c.words} words · {_labels(index, k)}"
+    title = f"{c.id} · {int(index.words[k])} {index.unit} · {_labels(index, k)}"
     return CONTEXT_STYLE + chunk_html(title, c, of.documents[c.doc].text, spans, numbers)
 
 
@@ -316,7 +318,7 @@ def graph_chart(view: GraphView, types: tuple[str, ...], selected: str | None) -
                 alt.Tooltip("pagerank:Q", format=".4f"),
                 alt.Tooltip("bm25:Q", format=".2f"),
                 alt.Tooltip("score:Q", format=".3f"),
-                "words:Q",
+                alt.Tooltip("words:Q", title=view.unit),
                 alt.Tooltip("where:N", title="provisions"),
                 alt.Tooltip("preview:N", title="text"),
             ],

@@ -274,13 +274,27 @@ def retrieved_span(chunk: Chunk) -> tuple[int, int]:
     return chunk.search_source or (chunk.start, chunk.end)
 
 
-def _badge(number: int, chunk: Chunk, size: int, budget: int) -> str:
+def measured(index: Index, chunks: Sequence[Chunk]) -> list[int]:
+    """How long each chunk's retrieved span is in what L counts: characters, or tokens of the
+    index's tokenizer."""
+    spans = [retrieved_span(c) for c in chunks]
+    if index.tokenizer is None:
+        return [end - start for start, end in spans]
+    texts = index.corpus.documents
+    return index.tokenizer.counts(
+        [texts[c.doc].text[s:e] for c, (s, e) in zip(chunks, spans, strict=True)]
+    )
+
+
+def _badge(
+    number: int, chunk: Chunk, length: int, size: int, delivered: int, budget: int, unit: str
+) -> str:
     start, end = retrieved_span(chunk)
     flags, marks = [], []
-    if end - start > size:
+    if length > size:
         flags.append("cl-big")
         marks.append(" L+")
-    if chunk.words > budget:
+    if delivered > budget:
         flags.append("cl-nofit")
         marks.append(" ✕")
     extra = len(chunk.source) - 1
@@ -291,10 +305,10 @@ def _badge(number: int, chunk: Chunk, size: int, budget: int) -> str:
     )
     title = (
         f"{chunk.id}: characters {start}-{end} ({end - start} chars){parent}, delivers "
-        f"{len(chunk.text)} chars, {chunk.words} words"
+        f"{len(chunk.text)} chars, {delivered} {unit}"
         f"{f', +{extra} cited excerpts' if extra else ''}"
-        f"{'; longer than L' if end - start > size else ''}"
-        f"{'; longer than the budget: can never be retrieved' if chunk.words > budget else ''}"
+        f"{'; longer than L' if length > size else ''}"
+        f"{'; longer than the budget: can never be retrieved' if delivered > budget else ''}"
     )
     return (
         f'<span class="cl-b {" ".join(flags)}" title="{html.escape(title)}">'
@@ -309,7 +323,9 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
     document = index.corpus.documents[doc]
     text = document.text[:limit]
     n = len(text)
-    chunks = [c for c in index.chunks if c.doc == doc and retrieved_span(c)[0] < n]
+    shown = [k for k, c in enumerate(index.chunks) if c.doc == doc and retrieved_span(c)[0] < n]
+    chunks = [index.chunks[k] for k in shown]
+    lengths, delivered = measured(index, chunks), index.words[shown].tolist()
     evidence = {
         (s, t)
         for q in index.corpus.questions
@@ -341,7 +357,17 @@ def boundary_html(index: Index, doc: int, budget: int, limit: int = MAP_CHARS) -
             active = {k for k in active if spans[k][1] > a}
         for k in starts.get(a, ()):
             active.add(k)
-            parts.append(_badge(k, chunks[k], index.limit(chunks[k]), budget))
+            parts.append(
+                _badge(
+                    k,
+                    chunks[k],
+                    lengths[k],
+                    index.limit(chunks[k]),
+                    delivered[k],
+                    budget,
+                    index.unit,
+                )
+            )
         if a in events:
             inside = [i + d for i, d in zip(inside, events[a], strict=True)]
         classes = []
@@ -375,15 +401,17 @@ def strip_data(index: Index, doc: int, budget: int) -> dict[str, pd.DataFrame]:
     chunks by their children) and ``marks`` (headings, evidence spans, and the parents that
     parent-child chunks deliver) of one document."""
     document = index.corpus.documents[doc]
-    chunks = [c for c in index.chunks if c.doc == doc]
+    mine = [k for k, c in enumerate(index.chunks) if c.doc == doc]
+    chunks = [index.chunks[k] for k in mine]
     spans = [retrieved_span(c) for c in chunks]
+    delivered = index.words[mine].tolist()
     status = [
         "never fits the budget"
-        if c.words > budget
+        if size > budget
         else "longer than L"
-        if end - start > index.limit(c)
+        if length > index.limit(c)
         else "fits"
-        for c, (start, end) in zip(chunks, spans, strict=True)
+        for c, length, size in zip(chunks, measured(index, chunks), delivered, strict=True)
     ]
     evidence = sorted(
         {
@@ -409,7 +437,7 @@ def strip_data(index: Index, doc: int, budget: int) -> dict[str, pd.DataFrame]:
                 "start": [start for start, _ in spans],
                 "end": [end for _, end in spans],
                 "chars": [end - start for start, end in spans],
-                "words": [c.words for c in chunks],
+                "words": delivered,
                 "status": status,
             }
         ),
@@ -445,10 +473,10 @@ def _strip_layer(dataset: str, color: dict, tooltip: Sequence[str], **mark) -> d
     }
 
 
-def boundary_strip() -> dict:
+def boundary_strip(unit: str = "words") -> dict:
     """Chunk extents along the document with headings and evidence spans on their own rows, as
     a Vega-Lite spec written out (the page that opens first need not import Altair). Data:
-    :func:`strip_data`."""
+    :func:`strip_data`; ``unit``: what its "words" count (words, or "NAME tokens")."""
     chunks = _strip_layer(
         "chunks",
         {
@@ -459,6 +487,9 @@ def boundary_strip() -> dict:
         },
         ["chunk:N", "start:Q", "end:Q", "chars:Q", "words:Q", "status:N"],
     )
+    for item in chunks["encoding"]["tooltip"]:
+        if item["field"] == "words" and unit != "words":
+            item["title"] = unit
     marks = _strip_layer(
         "marks",
         {

@@ -88,11 +88,13 @@ INTERVAL_HELP = (
 )
 
 
-def recall_columns(n: int) -> dict:
+def recall_columns(n: int, tokenizer: str | None = None) -> dict:
     """How the recall table shows, sized so that a 1280-pixel projector shows every column
     that matters (configuration, recalls, intervals, gap, MRR, context words) without scrolling
-    sideways; percentages of ``n`` questions by the one rounding rule."""
+    sideways; percentages of ``n`` questions by the one rounding rule. With a ``tokenizer`` the
+    context size counts its tokens."""
     d = percent_digits(n)
+    unit = f"{tokenizer} tokens" if tokenizer else "words"
     return {
         "configuration": st.column_config.TextColumn("configuration", width=150),
         "complete": percent(
@@ -118,7 +120,9 @@ def recall_columns(n: int) -> dict:
             "MRR", width=56, help="Mean reciprocal rank of the first chunk holding evidence."
         ),
         "context words": st.column_config.NumberColumn(
-            "Words", width=64, help="Mean words in the assembled context."
+            "Tokens" if tokenizer else "Words",
+            width=64,
+            help=f"Mean {unit} in the assembled context.",
         ),
         "chunks picked": st.column_config.NumberColumn(
             "Chunks", width=64, help="Mean chunks in the context."
@@ -347,16 +351,18 @@ def verdict_data(result: LabResult, corpus: Corpus) -> pd.DataFrame:
             "configuration": labels,
             "verdict": frame["verdict"],
             "diagnosis": frame["diagnosis"].replace("", "—"),
-            "context words": frame["context_words"],
+            "context words": frame[
+                "context_tokens" if result.config.tokenizer else "context_words"
+            ],
             "q_order": frame["question"].map({q: k for k, q in enumerate(ids)}),
             "c_order": [configs.index(label) for label in labels],
         }
     )
 
 
-def verdict_matrix() -> alt.Chart:
-    """Questions down, configurations across, each cell coloured by its verdict.
-    Data: :func:`verdict_data` as ``rows``."""
+def verdict_matrix(unit: str = "words") -> alt.Chart:
+    """Questions down, configurations across, each cell coloured by its verdict (``unit``: what
+    the context size in the tooltip counts). Data: :func:`verdict_data` as ``rows``."""
     return (
         alt.Chart(alt.Data(name="rows"))
         .mark_rect(stroke="white", strokeWidth=1)
@@ -385,7 +391,7 @@ def verdict_matrix() -> alt.Chart:
                 "configuration:N",
                 "verdict:N",
                 "diagnosis:N",
-                "context words:Q",
+                alt.Tooltip("context words:Q", title=f"context {unit}"),
             ],
         )
         .properties(height=alt.Step(22))

@@ -573,8 +573,20 @@ def share_link(settings: Settings, url_path: str) -> str:
     return links.with_query(base, settings.link_params() | st.session_state.get(LINK_KEY, {}))
 
 
+def size_unit(settings: Settings) -> str:
+    """What the chunk size counts: "characters", or "NAME tokens" with a tokenizer."""
+    return f"{settings.tokenizer} tokens" if settings.tokenizer else "characters"
+
+
+def budget_unit(settings: Settings) -> str:
+    """What the context budget counts: "words", or "NAME tokens" with a tokenizer."""
+    return f"{settings.tokenizer} tokens" if settings.tokenizer else "words"
+
+
 def budget_note(settings: Settings) -> str:
     """The budget for a page's caption: "budget = 120 words", or the adaptive budget's range."""
+    unit = budget_unit(settings)
     if settings.adaptive:
-        return f"budget adaptive ({min(DEFAULT_BUDGETS)}-{max(DEFAULT_BUDGETS)} words per question)"
-    return f"budget = {settings.budget} words"
+        low, high = min(DEFAULT_BUDGETS), max(DEFAULT_BUDGETS)
+        return f"budget adaptive ({low}-{high} {unit} per question)"
+    return f"budget = {settings.budget} {unit}"

@@ -82,9 +82,19 @@ def documents_table(corpus: Corpus, config: LabConfig) -> str:
     return "\n".join([f"Documents ({corpus.name})", columns, *notes])
 
 
+def budget_unit(c: LabConfig) -> str:
+    """What the budget counts: "words", or "NAME tokens" with a tokenizer."""
+    return f"{c.tokenizer} tokens" if c.tokenizer else "words"
+
+
+def size_unit(c: LabConfig) -> str:
+    """What the chunk size counts: "chars", or "NAME tokens" with a tokenizer."""
+    return f"{c.tokenizer} tokens" if c.tokenizer else "chars"
+
+
 def budget_text(c: LabConfig) -> str:
     """The budget in words: "budget 120 words", or the adaptive budget's candidates."""
-    unit = f"{c.tokenizer} tokens" if c.tokenizer else "words"
+    unit = budget_unit(c)
     if c.adaptive:
         return f"budget adaptive (per question, {min(c.adaptive_budgets)}-{c.words} {unit})"
     return f"budget {c.budget} {unit}"
@@ -131,7 +141,7 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
             "complete",
             "complete 95% CI",
             "gap",
-            "context words",
+            "context tokens" if c.tokenizer else "context words",
             "chunks",
             "MRR",
         )
@@ -197,7 +207,8 @@ def run_table(result: LabResult, corpus: Corpus) -> str:
     )
     index_title = (
         f"Index statistics (max delivered: prefix, body and delivered references; over "
-        f"budget: longer than {c.words} words; long units: sentences longer than L, split)"
+        f"budget: longer than {c.words} {budget_unit(c)}; long units: sentences longer than L, "
+        "split)"
     )
     top = leaders(result)
     best = f"Best complete recall {top.summary()}.\n" if top and len(result.runs) > 1 else ""
@@ -237,13 +248,13 @@ def sweep_table(result: SweepResult, corpus: Corpus, size: int, budget: int) -> 
     return (
         f"{corpus.name}: {question_count(n, c.split)}{dense_note(c)}; "
         "cells are complete (partial) recall\n\n"
-        f"By budget (words) at size {at_size} chars\n{by_budget}\n\n"
-        f"By size (chars) at budget {at_budget} words\n{by_size}\n"
-        + (adaptive_table(adaptive_rows, at_size, n) if adaptive_rows else "")
+        f"By budget ({budget_unit(c)}) at size {at_size} {size_unit(c)}\n{by_budget}\n\n"
+        f"By size ({size_unit(c)}) at budget {at_budget} {budget_unit(c)}\n{by_size}\n"
+        + (adaptive_table(adaptive_rows, at_size, n, c) if adaptive_rows else "")
     )
 
 
-def adaptive_table(points: list[dict], size: int, n: int) -> str:
+def adaptive_table(points: list[dict], size: int, n: int, c: LabConfig) -> str:
     """The adaptive budget's points at ``size``: recall against the words it sent."""
     rows = [
         (
@@ -255,8 +266,9 @@ def adaptive_table(points: list[dict], size: int, n: int) -> str:
         for r in points
         if r["size"] == size
     ]
-    head = ("configuration", "mean budget", "mean words sent", "complete (partial)")
-    return f"\nAdaptive budget at size {size} chars\n{table(head, rows, 1)}\n"
+    sent = "mean tokens sent" if c.tokenizer else "mean words sent"
+    head = ("configuration", "mean budget", sent, "complete (partial)")
+    return f"\nAdaptive budget at size {size} {size_unit(c)}\n{table(head, rows, 1)}\n"
 
 
 def compare_table(c: Comparison, corpus: Corpus) -> str:

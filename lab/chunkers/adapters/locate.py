@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from difflib import SequenceMatcher
+from functools import cached_property
+from itertools import repeat
+from operator import getitem
 
 import numpy as np
 
@@ -42,12 +45,17 @@ class Squeezed:
     when that keeps its length."""
 
     def __init__(self, source: str):
-        codes = np.frombuffer(source.encode("utf-32-le"), dtype=np.uint32)
+        # The code points: one byte each when they all fit (ASCII), else four.
+        encoding, dtype = ("ascii", np.uint8) if source.isascii() else ("utf-32-le", np.uint32)
+        codes = np.frombuffer(source.encode(encoding), dtype=dtype)
         solid = ~_IS_SPACE.take(codes, mode="clip")
         self.at = np.flatnonzero(solid)
-        self.text = codes[solid].tobytes().decode("utf-32-le")
+        self.text = codes[solid].tobytes().decode(encoding)
+
+    @cached_property
+    def lower(self) -> str | None:
         lower = self.text.lower()
-        self.lower = lower if len(lower) == len(self.text) else None
+        return lower if len(lower) == len(self.text) else None
 
     def index(self, position: int) -> int:
         """The first squeezed character at or after document ``position``."""
@@ -102,10 +110,20 @@ def locate(text: str, pieces: Iterable[str]) -> Plan:
     notes: list[str] = []
     squeezed: Squeezed | None = None
     prev_start, prev_end = -1, 0
-    for k, piece in enumerate(pieces, start=1):
-        if not piece.strip():
+    find, verbatim = text.find, text.startswith
+    pieces = list(pieces)
+    heads = map(getitem, pieces, repeat(slice(PROBE)))
+    for k, (piece, head) in enumerate(zip(pieces, heads, strict=True), start=1):
+        if not piece or piece.isspace():
             continue
         start, stop = prev_start + 1, prev_end + GAP
+        # The common case, as :func:`_find` decides it: the first occurrence of the head is the
+        # piece, and it reaches past the previous piece.
+        i = find(head, start, stop + len(head))
+        if i != -1 and i + len(piece) > prev_end and verbatim(piece, i):
+            bodies.append((i, i + len(piece)))
+            prev_start, prev_end = bodies[-1]
+            continue
         i = _find(text, piece, start, prev_end, stop)
         note = None
         if i != -1:

@@ -751,7 +751,9 @@ def test_parent_child_says_up_front_when_its_parents_cannot_fit_the_budget(capsy
     stats = run_json(capsys, "--chunker", "parent-child", "--budget", "60")["runs"][0]
     over, chunks = stats["index"]["over_budget"], stats["index"]["chunks"]
     assert over > 0
-    assert f"{over} of its {chunks} chunks deliver a parent longer than the 60-word budget" in line
+    assert f"{over} of its {chunks} chunks deliver a parent longer than the budget of 60 words" in (
+        line
+    )
     assert "2 L = 900 characters" in line
     code, out, err = run_cli(capsys, "run", "--chunker", "parent-child", "--budget", "400")
     assert "parent-child:" not in err

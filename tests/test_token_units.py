@@ -95,3 +95,16 @@ def test_the_recall_tables_count_the_context_in_tokens():
     table = app.dataframe[0]
     assert table.value["context words"].max() <= 200
     assert '"Tokens"' in table.proto.columns
+
+
+def test_the_parent_child_warning_counts_tokens(capsys):
+    from test_cli import run_cli
+
+    code, out, err = run_cli(
+        capsys, "run", "--chunker", "parent-child", "--tokenizer", NAME, "--size", "200",
+        "--budget", "60",
+    )  # fmt: skip
+    assert code == 0
+    line = next(x for x in err.splitlines() if "parent-child:" in x)
+    assert f"budget of 60 {NAME} tokens" in line and f"2 L = 400 {NAME} tokens" in line
+    assert " words" not in line

@@ -390,9 +390,9 @@ def parents_notice(of: Corpus, config: LabConfig) -> None:
     those chunks can never be retrieved (a parent spans up to 2 L)."""
     if PARENT_CHILD not in config.chunkers:
         return
-    problem = parents_over_budget(
-        index(of, config, PARENT_CHILD).chunks, config.size, config.budget
-    )
+    built = index(of, config, PARENT_CHILD)
+    size_unit = "characters" if built.tokenizer is None else built.unit
+    problem = parents_over_budget(built.words, config.size, config.budget, built.unit, size_unit)
     if problem:
         st.warning(md_escape(problem), icon=":material/crop_free:")
 

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..parse import Document
 from .base import Params, Plan, pack_units, register, unit_span
-
-if TYPE_CHECKING:
-    from .base import Chunk
 
 CHILD_FRACTION = 1 / 3
 # A parent spans at most this many L: a provision up to that long is delivered whole; a longer one
@@ -44,18 +40,21 @@ def parent_child(doc: Document, p: Params) -> Plan:
     )
 
 
-def parents_over_budget(chunks: Sequence[Chunk], size: int, budget: int) -> str | None:
-    """Why some of parent-child's chunks can never be retrieved at ``budget`` words, in one
-    sentence, or None when every parent fits. Chunking does not know the budget: a parent spans
-    up to ``PARENT_FACTOR`` L characters, which at a small budget is more words than it holds,
-    and a chunk is delivered whole or not at all."""
-    over = sum(c.words > budget for c in chunks)
+def parents_over_budget(
+    sizes: Sequence[int], size: int, budget: int, unit: str = "words", size_unit: str = "characters"
+) -> str | None:
+    """Why some of parent-child's chunks can never be retrieved at ``budget``, in one sentence,
+    or None when every parent fits. ``sizes`` are what the budget counts of each chunk (an
+    index's ``words``: words, or tokens with a tokenizer; ``unit`` names it, ``size_unit`` what
+    L counts). Chunking does not know the budget: a parent spans up to ``PARENT_FACTOR`` L,
+    which at a small budget is more than it holds, and a chunk is delivered whole or not at
+    all."""
+    over = sum(n > budget for n in sizes)
     if not over:
         return None
-    longest = max(c.words for c in chunks)
     return (
-        f"parent-child: {over:,} of its {len(chunks):,} chunks deliver a parent longer than the "
-        f"{budget}-word budget (a parent spans up to {PARENT_FACTOR} L = "
-        f"{PARENT_FACTOR * size:,} characters), so they can never be retrieved; a budget of "
-        f"{longest} words fits every parent, or lower L."
+        f"parent-child: {over:,} of its {len(sizes):,} chunks deliver a parent longer than the "
+        f"budget of {budget} {unit} (a parent spans up to {PARENT_FACTOR} L = "
+        f"{PARENT_FACTOR * size:,} {size_unit}), so they can never be retrieved; a budget of "
+        f"{max(sizes)} {unit} fits every parent, or lower L."
     )

@@ -472,7 +472,8 @@ def warn_parents(corpus: Corpus, config: LabConfig, cache: LabCache) -> None:
     if PARENT_CHILD not in config.chunkers:
         return
     index = cache.index(corpus, config, PARENT_CHILD)
-    warning = parents_over_budget(index.chunks, config.size, config.words)
+    size_unit = "characters" if index.tokenizer is None else index.unit
+    warning = parents_over_budget(index.words, config.size, config.words, index.unit, size_unit)
     if warning:
         say("warning", warning)
 

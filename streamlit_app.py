@@ -27,30 +27,34 @@ def main() -> None:
         {
             "Results": [
                 st.Page(
-                    "pages/index_overview.py",
+                    "app_pages/index_overview.py",
                     title="Index overview",
                     icon=":material/view_day:",
                     default=True,
                 ),
                 st.Page(
-                    "pages/recall_tables.py", title="Recall tables", icon=":material/table_chart:"
+                    "app_pages/recall_tables.py",
+                    title="Recall tables",
+                    icon=":material/table_chart:",
                 ),
                 st.Page(
-                    "pages/sweep_charts.py", title="Sweep charts", icon=":material/monitoring:"
+                    "app_pages/sweep_charts.py", title="Sweep charts", icon=":material/monitoring:"
                 ),
-                st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+                st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
             ],
             "Explain": [
                 st.Page(
-                    "pages/question_drilldown.py",
+                    "app_pages/question_drilldown.py",
                     title="Question drill-down",
                     icon=":material/search_insights:",
                 ),
-                st.Page("pages/chunk_graph.py", title="Chunk graph", icon=":material/hub:"),
+                st.Page("app_pages/chunk_graph.py", title="Chunk graph", icon=":material/hub:"),
             ],
             "Data": [
-                st.Page("pages/your_corpus.py", title="Your corpus", icon=":material/upload_file:"),
-                st.Page("pages/questions.py", title="Questions", icon=":material/quiz:"),
+                st.Page(
+                    "app_pages/your_corpus.py", title="Your corpus", icon=":material/upload_file:"
+                ),
+                st.Page("app_pages/questions.py", title="Questions", icon=":material/quiz:"),
             ],
         }
     )

@@ -18,7 +18,7 @@ from lab import DEFAULT_BUDGETS  # noqa: E402
 
 GOAL_MS = 300
 GOAL_SWITCH_MS = 500  # server time of a page switch (issue 8)
-PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
 
 
 def rerun_ms(page: str, budgets: list[int | None]) -> str:

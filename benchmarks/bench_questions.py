@@ -51,7 +51,7 @@ def edit_times(query: dict, search: str) -> list[tuple[float, float]]:
 
     st.cache_data.clear()  # each repeat is a first visit: nothing it computes is cached yet
     st.cache_resource.clear()
-    at = open_app("pages/questions.py", **query)
+    at = open_app("app_pages/questions.py", **query)
     assert not at.exception, at.exception
     times = []
 

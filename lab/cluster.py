@@ -9,12 +9,15 @@ embeddings included, on its worker and scores every mode and budget of it (the t
 :func:`lab.sweeps.sweep` hands in: :func:`lab.sweeps.sweep_cell`); the rows are gathered in grid
 order, so the frame is the serial one. A worker that dies loses its tasks to the others (Dask
 reschedules them); if the corpus was lost with it, it is scattered again. A cluster left without
-any worker for :data:`NO_WORKER_GRACE` seconds ends the sweep with a :class:`ClusterError`.
+any worker for :func:`no_worker_grace` seconds (30, or ``CHUNKING_LAB_WORKER_GRACE``) ends the
+sweep with a :class:`ClusterError`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -23,6 +26,7 @@ from pathlib import Path
 
 INSTALL_HINT = "pip install -r requirements-distributed.txt"
 NO_WORKER_GRACE = 30.0  # seconds a sweep waits for a worker when the cluster has none
+GRACE_ENV = "CHUNKING_LAB_WORKER_GRACE"  # ... in seconds, when set
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler
 MAX_SCATTERS = 5  # times the corpus may be scattered (again) in one sweep
 _POLL = 0.1  # seconds between looks at unfinished tasks
@@ -30,6 +34,17 @@ _WATCH = 1.0  # seconds between asking the scheduler how many workers it has
 _REQUIRED = ("dask", "distributed")
 
 Progress = Callable[[int, int], None]
+
+
+def no_worker_grace() -> float:
+    """Seconds a sweep waits for a worker while the cluster has none: the environment's
+    ``CHUNKING_LAB_WORKER_GRACE`` when it is a positive finite number (a cluster whose workers
+    restart slowly needs more), else :data:`NO_WORKER_GRACE`."""
+    try:
+        value = float(os.environ.get(GRACE_ENV) or NO_WORKER_GRACE)
+    except ValueError:
+        return NO_WORKER_GRACE
+    return value if math.isfinite(value) and value > 0 else NO_WORKER_GRACE
 
 
 class DistributedUnavailable(RuntimeError):
@@ -226,12 +241,12 @@ def _collect(client, futures, cells, results, progress, as_completed) -> bool:
 
 def _watch_workers(client, since: float | None, results, cells) -> float | None:
     """When the cluster first had no worker (None while it has some); a ClusterError once that
-    has lasted :data:`NO_WORKER_GRACE` seconds."""
+    has lasted :func:`no_worker_grace` seconds."""
     _check_scheduler(client, results, cells)
     if _worker_count(client):
         return None
     now = time.monotonic()
-    if since is not None and now - since > NO_WORKER_GRACE:
+    if since is not None and now - since > no_worker_grace():
         raise ClusterError(_no_worker(client, len(results), len(cells)))
     return since if since is not None else now
 
@@ -288,14 +303,14 @@ def _scatter(client, corpus, finished: int, total: int):
 
 def _wait_for_a_worker(client, finished: int, total: int) -> None:
     try:
-        client.wait_for_workers(1, timeout=NO_WORKER_GRACE)
+        client.wait_for_workers(1, timeout=no_worker_grace())
     except TimeoutError as exc:
         raise ClusterError(_no_worker(client, finished, total)) from exc
 
 
 def _no_worker(client, finished: int, total: int) -> str:
     return (
-        f"no Dask worker on the cluster at {where(client)} for {NO_WORKER_GRACE:g} s "
+        f"no Dask worker on the cluster at {where(client)} for {no_worker_grace():g} s "
         f"({finished} of {total} sweep tasks finished): start workers with "
         f"`dask worker {where(client)}` and sweep again"
     )

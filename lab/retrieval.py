@@ -13,7 +13,6 @@ import numpy as np
 
 from .assemble import FirstLooks, Picks, assemble_questions, first_looks, picked_ranks, the_cuts
 from .corpus import Question
-from .fast.metrics import ranking_means_of_scores
 from .index import Index
 from .lru import bounded_get_many
 from .metrics import (
@@ -25,6 +24,7 @@ from .metrics import (
     evidence_spans,
     question_holders,
     rank_questions,
+    ranking_means_of_scores,
     score_questions,
     tally,
     verdicts,
@@ -173,8 +173,8 @@ class Retrieval:
 
     @cached_property
     def _means(self) -> RankingMeans:
-        """``ranking_means(self.ranked)`` on the arrays (``lab.fast.metrics``): a sweep builds
-        no ``RankedQuestion``."""
+        """``ranking_means(self.ranked)`` on the arrays (``ranking_means_of_scores``): a sweep
+        builds no ``RankedQuestion``."""
         looks = self.looks
         return ranking_means_of_scores(self.scores(), looks.order, looks.shown, self._spans)
 

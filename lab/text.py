@@ -59,7 +59,7 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("My 8-year-old is coming. What rule applies on the terrace?")
     ['8-year-old', 'com', 'rule', 'appli', 'terrace']
     """
-    return _tokens(_spaced(text.lower()))
+    return _VOCABULARY.tokenize(text)
 
 
 def tokenize_many(texts: Sequence[str]) -> list[list[str]]:
@@ -77,7 +77,7 @@ def tokenize_many(texts: Sequence[str]) -> list[list[str]]:
     spaced = _spaced(separator.join(texts).lower())
     if spaced.count(mark) != len(texts) - 1:  # a dropped apostrophe made one ("zq'x0")
         return [tokenize(t) for t in texts]
-    return [_tokens(part) for part in spaced.split(separator)]
+    return [_VOCABULARY.tokens(part) for part in spaced.split(separator)]
 
 
 def _spaced(low: str) -> str:
@@ -111,27 +111,43 @@ def _hyphen(m: re.Match) -> str:
     return "-" if _WORD.match(text, start - 1) and _WORD.match(text, end) else " "
 
 
-KNOWN_WORDS = 500_000  # words whose tokens are kept (past it, the cache starts afresh)
-_KNOWN: dict[str, str] = {}  # every word seen, with its token ("" when it is dropped)
+KNOWN_WORDS = 500_000  # words whose tokens the tokenizer keeps (past it, it starts afresh)
 
 
-def _tokens(spaced: str) -> list[str]:
-    words = spaced.split()
-    found = list(map(_KNOWN.get, words))
-    if None in found:
-        _learn(words)
-        found = list(map(_KNOWN.get, words))
-    return list(filter(None, found))
+class Vocabulary:
+    """The token of every word seen ("" for a dropped word), so that each distinct word is
+    stemmed once: at most ``limit`` words are kept, and a text that would pass it starts the
+    vocabulary afresh with that text's words. The tokens are those of stemming every word."""
+
+    def __init__(self, limit: int = KNOWN_WORDS):
+        self.limit = limit
+        self.known: dict[str, str] = {}
+
+    def tokenize(self, text: str) -> list[str]:
+        """:func:`tokenize` of ``text`` with this vocabulary."""
+        return self.tokens(_spaced(text.lower()))
+
+    def tokens(self, spaced: str) -> list[str]:
+        """The tokens of ``spaced``, a text already lowercased and spaced out, in order."""
+        words = spaced.split()
+        found = list(map(self.known.get, words))
+        if None in found:
+            self._learn(words)
+            found = list(map(self.known.get, words))
+        return list(filter(None, found))
+
+    def _learn(self, words: list[str]) -> None:
+        """Add the token of each word of ``words`` not known yet (each distinct word once)."""
+        new = set(words).difference(self.known)
+        if len(self.known) + len(new) > self.limit:  # start afresh, with all of these words
+            self.known.clear()
+            new = set(words)
+        for word in new:
+            self.known[word] = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
+
+    def cache_clear(self) -> None:
+        """Forget every word (emptied with the functools caches, like ``stem``'s)."""
+        self.known.clear()
 
 
-def _learn(words: list[str]) -> None:
-    """Add the token of each word of ``words`` that ``_KNOWN`` lacks (each distinct word once)."""
-    new = set(words).difference(_KNOWN)
-    if len(_KNOWN) + len(new) > KNOWN_WORDS:  # start afresh, with all of these words
-        _KNOWN.clear()
-        new = set(words)
-    for word in new:
-        _KNOWN[word] = stem(word) if len(word) > 1 and word not in STOP_WORDS else ""
-
-
-_tokens.cache_clear = _KNOWN.clear  # emptied with the functools caches, like stem's
+_VOCABULARY = Vocabulary()  # the tokenizer's, shared by every text of the process

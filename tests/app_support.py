@@ -1,30 +1,22 @@
-"""AppTest helpers for the app's tests and the rerun benchmark.
-
-Streamlit runs a file of ``pages/`` on its own, skipping the entry point, when a process's first
-request names that page (``ui.state.current`` then reruns through ``streamlit_app.py``).
-``AppTest`` forgets that the entry point called ``st.navigation`` before every run, so every run
-would take that detour, and a button's click is lost in the detour's rerun. :class:`App` runs
-like a warm server instead; plain ``AppTest`` still covers the cold detour.
-"""
+"""AppTest helpers for the app's tests and the rerun benchmark: every run goes through the entry
+point, ``streamlit_app.py``, whose ``st.navigation`` picks the page, as in a served app."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from unittest.mock import patch
 
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 ENTRY = str(ROOT / "streamlit_app.py")
-PAGES = ("pages/index_overview.py", "pages/recall_tables.py", "pages/sweep_charts.py")
+PAGES = ("app_pages/index_overview.py", "app_pages/recall_tables.py", "app_pages/sweep_charts.py")
 ALL_PAGES = (
     *PAGES,
-    "pages/compare.py",
-    "pages/question_drilldown.py",
-    "pages/chunk_graph.py",
-    "pages/questions.py",
-    "pages/your_corpus.py",  # last: a test goes on from it to load a corpus
+    "app_pages/compare.py",
+    "app_pages/question_drilldown.py",
+    "app_pages/chunk_graph.py",
+    "app_pages/questions.py",
+    "app_pages/your_corpus.py",  # last: a test goes on from it to load a corpus
 )
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [  # headless Chromium on a server: no sandbox, GPU or background traffic
@@ -37,25 +29,10 @@ CHROMIUM_ARGS = [  # headless Chromium on a server: no sandbox, GPU or backgroun
 ]
 TIMEOUT = 120
 
-_init = PagesManager.__init__
 
-
-def _warm_init(self, *args, **kwargs) -> None:
-    _init(self, *args, **kwargs)
-    PagesManager.uses_pages_directory = False
-
-
-class App(AppTest):
-    """``AppTest`` of the entry point as a warm server runs it: ``st.navigation`` decides."""
-
-    def _run(self, *args, **kwargs):
-        with patch.object(PagesManager, "__init__", _warm_init):
-            return super()._run(*args, **kwargs)
-
-
-def open_app(page: str | None = None, **query: str | list[str]) -> App:
+def open_app(page: str | None = None, **query: str | list[str]) -> AppTest:
     """The app run once on ``page`` (the default page when None) with ``query`` in the URL."""
-    app = App.from_file(ENTRY, default_timeout=TIMEOUT)
+    app = AppTest.from_file(ENTRY, default_timeout=TIMEOUT)
     app.query_params.update(query)
     if page is not None:
         app.switch_page(page)

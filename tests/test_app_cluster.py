@@ -7,7 +7,8 @@ import sys
 
 import pytest
 import streamlit as st
-from app_support import ENTRY, TIMEOUT, App
+from app_support import ENTRY, TIMEOUT
+from streamlit.testing.v1 import AppTest
 
 from ui import cluster
 from ui.draw import md_escape
@@ -20,7 +21,7 @@ from distributed import Client, LocalCluster, get_task_stream  # noqa: E402
 
 pytestmark = [pytest.mark.app, pytest.mark.cluster, pytest.mark.timeout(300)]
 
-SWEEP_PAGE = "pages/sweep_charts.py"
+SWEEP_PAGE = "app_pages/sweep_charts.py"
 
 
 @pytest.fixture(autouse=True)
@@ -28,15 +29,15 @@ def no_scheduler_in_the_environment(monkeypatch):
     monkeypatch.delenv(cluster.ENV, raising=False)
 
 
-def sweep_page(secrets: dict[str, str] | None = None) -> App:
-    app = App.from_file(ENTRY, default_timeout=TIMEOUT)
+def sweep_page(secrets: dict[str, str] | None = None) -> AppTest:
+    app = AppTest.from_file(ENTRY, default_timeout=TIMEOUT)
     for key, value in (secrets or {}).items():
         app.secrets[key] = value
     app.switch_page(SWEEP_PAGE)
     return app
 
 
-def sidebar_note(app: App) -> str:
+def sidebar_note(app: AppTest) -> str:
     return next(c.value for c in app.sidebar.caption if "Sweeps run on" in c.value)
 
 

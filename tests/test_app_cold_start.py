@@ -51,13 +51,13 @@ for page in {pages!r}:
 """
 DENSE_STACK = ("torch", "sentence_transformers", "transformers")
 TITLES = {
-    "pages/recall_tables.py": "Recall tables",
-    "pages/sweep_charts.py": "Sweep charts",
-    "pages/compare.py": "Compare",
-    "pages/question_drilldown.py": "Question drill-down",
-    "pages/chunk_graph.py": "Chunk graph",
-    "pages/your_corpus.py": "Your corpus",
-    "pages/index_overview.py": "Index overview",
+    "app_pages/recall_tables.py": "Recall tables",
+    "app_pages/sweep_charts.py": "Sweep charts",
+    "app_pages/compare.py": "Compare",
+    "app_pages/question_drilldown.py": "Question drill-down",
+    "app_pages/chunk_graph.py": "Chunk graph",
+    "app_pages/your_corpus.py": "Your corpus",
+    "app_pages/index_overview.py": "Index overview",
 }
 PAGES = (None, *TITLES)
 
@@ -92,8 +92,8 @@ def test_the_page_frame_is_drawn_before_the_engine_is_imported():
 
 @pytest.mark.parametrize(("page", "title"), list(TITLES.items()))
 def test_a_cold_deep_link_draws_its_frame_before_the_engine_too(page, title):
-    """A page's first import is ``ui``, which turns a cold deep link back to the entry point
-    before the page imports the engine (see ``ui/__init__.py``)."""
+    """A deep link runs the entry point too (the pages live in ``app_pages/``, which Streamlit
+    does not serve on its own, see ``ui/__init__.py``): the frame comes before the engine."""
     (run,) = fresh_run([page], block_engine=True)
     assert run["titles"] == [title]
     assert any("Starting the lab" in c for c in run["captions"])

@@ -16,16 +16,16 @@ pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browse
 
 TECHNOVA = cache.TECHNOVA
 PAGES = (
-    "pages/index_overview.py",
-    "pages/recall_tables.py",
-    "pages/sweep_charts.py",
-    "pages/question_drilldown.py",
-    "pages/chunk_graph.py",
-    "pages/compare.py",
-    "pages/your_corpus.py",
+    "app_pages/index_overview.py",
+    "app_pages/recall_tables.py",
+    "app_pages/sweep_charts.py",
+    "app_pages/question_drilldown.py",
+    "app_pages/chunk_graph.py",
+    "app_pages/compare.py",
+    "app_pages/your_corpus.py",
 )
 POLICY = ["structure", "table-rows", "by-type"]
-CORPUS = "pages/your_corpus.py"
+CORPUS = "app_pages/your_corpus.py"
 
 
 def on(page, **params):
@@ -103,7 +103,7 @@ def test_every_pages_link_reopens_the_same_view_of_the_support_collection(page):
         False,
     )
     link = urlsplit(at.sidebar.code[-1].value)
-    name = page.removeprefix("pages/").removesuffix(".py")
+    name = page.removeprefix("app_pages/").removesuffix(".py")
     assert link.path == "/" + ("" if name == "index_overview" else name)  # the default page
     assert parse_qs(link.query) == {
         "corpus": [TECHNOVA],
@@ -121,12 +121,12 @@ def test_every_pages_link_reopens_the_same_view_of_the_support_collection(page):
 
 
 def test_the_sidebar_offers_the_handbook_and_the_support_collection():
-    at = open_app("pages/index_overview.py")
+    at = open_app("app_pages/index_overview.py")
     assert at.selectbox(key="corpus").options == ["handbook", TECHNOVA]
 
 
 def test_index_overview_lists_documents_types_and_the_policys_chunker():
-    at = on("pages/index_overview.py", chunker=POLICY)
+    at = on("app_pages/index_overview.py", chunker=POLICY)
     table = frame_with(at, "type from")
     assert len(table) == 7
     row = table.set_index("document").loc["product-specs.html"]
@@ -138,7 +138,7 @@ def test_index_overview_lists_documents_types_and_the_policys_chunker():
 
 
 def test_boundary_map_shows_an_html_documents_extracted_text():
-    at = on("pages/index_overview.py", chunker=POLICY, map="by-type", doc="product-specs.html")
+    at = on("app_pages/index_overview.py", chunker=POLICY, map="by-type", doc="product-specs.html")
     assert any("the policy cuts it with **table-rows**" in c.value for c in at.caption)
     assert any("extracted text" in c.value for c in at.caption)
     body = "".join(html_bodies(at))
@@ -146,14 +146,14 @@ def test_boundary_map_shows_an_html_documents_extracted_text():
 
 
 def test_the_policy_nudge_adds_by_type_beside_the_chosen_chunkers():
-    at = on("pages/recall_tables.py", chunker=["structure", "fixed"])  # the user's choice
+    at = on("app_pages/recall_tables.py", chunker=["structure", "fixed"])  # the user's choice
     assert "by-type" not in at.session_state["settings"].chunkers
     at = click(at, "Add by-type and table-rows")
     assert at.session_state["settings"].chunkers[-2:] == ("table-rows", "by-type")
 
 
 def test_recall_tables_break_recall_down_by_type_and_by_question():
-    at = on("pages/recall_tables.py", chunker=POLICY, mode="flat")
+    at = on("app_pages/recall_tables.py", chunker=POLICY, mode="flat")
     recall = frame_with(at, "complete w/o filters")
     assert recall.set_index("configuration").loc["by-type · flat", "complete"] == 60  # percent
     by_type = frame_with(at, "several types")  # issue 21, item 4: configurations down
@@ -171,7 +171,7 @@ def test_recall_tables_break_recall_down_by_type_and_by_question():
 
 
 def test_drill_down_names_each_chunks_document_and_the_filter():
-    at = on("pages/question_drilldown.py", chunker=POLICY, mode="flat", question="t05")
+    at = on("app_pages/question_drilldown.py", chunker=POLICY, mode="flat", question="t05")
     body = "".join(html_bodies(at))
     assert "troubleshooting-guide.md" in body and "firmware-changelog.md" in body
     ranking = frame_with(at, "decision")
@@ -179,13 +179,13 @@ def test_drill_down_names_each_chunks_document_and_the_filter():
     assert any(
         "firmware-changelog.md › Version 3.2" in m.value.replace("\\", "") for m in at.markdown
     )
-    at = on("pages/question_drilldown.py", chunker=POLICY, mode="flat", question="t14")
+    at = on("app_pages/question_drilldown.py", chunker=POLICY, mode="flat", question="t14")
     assert any("Metadata filter" in c.value for c in at.caption)
     assert any("filtered out" in m.value for m in at.markdown)
 
 
 def test_graph_names_the_document_of_the_chosen_chunk():
-    at = on("pages/chunk_graph.py", chunker=POLICY, question="t05")
+    at = on("app_pages/chunk_graph.py", chunker=POLICY, question="t05")
     nodes = next(
         t
         for t in (
@@ -291,7 +291,7 @@ def test_an_uploaded_collections_link_reopens_it_with_its_manifest_in_a_fresh_se
     digest = at.session_state["settings"].corpus_id
     assert digest and at.query_params["corpus_id"] == digest
 
-    fresh = open_app("pages/index_overview.py", corpus=cache.USER, corpus_id=digest)
+    fresh = open_app("app_pages/index_overview.py", corpus=cache.USER, corpus_id=digest)
     assert not fresh.exception, fresh.exception
     assert not any("no longer kept" in w.value for w in fresh.warning)
     settings = fresh.session_state["settings"]
@@ -345,10 +345,10 @@ def test_a_collection_of_several_types_opens_with_its_policy_among_the_chunkers(
     """Issue 21, item 8: on TechNova, by-type (its headline result) was not among the default
     chunkers. It is, from a link and when the sidebar switches to the collection; a choice the
     user made is kept."""
-    at = open_app("pages/recall_tables.py", corpus="technova")
+    at = open_app("app_pages/recall_tables.py", corpus="technova")
     assert at.session_state["settings"].chunkers[-1] == "by-type"
     assert "chunker=" not in at.query_params  # the collection's own default
-    at = open_app("pages/recall_tables.py")
+    at = open_app("app_pages/recall_tables.py")
     assert "by-type" not in at.session_state["settings"].chunkers
     at.selectbox(key="corpus").select("technova").run()
     assert at.session_state["settings"].chunkers[-1] == "by-type"
@@ -360,7 +360,7 @@ def test_a_collection_of_several_types_opens_with_its_policy_among_the_chunkers(
 
 
 def test_index_overview_shows_each_documents_outline_in_an_expander():
-    at = on("pages/index_overview.py")
+    at = on("app_pages/index_overview.py")
     labels = [e.label for e in at.expander]
     assert "firmware\\-changelog\\.md \\(markdown, 7 headings\\)" in labels
     assert "support\\-call\\.txt \\(text, 0 headings\\)" in labels
@@ -393,11 +393,11 @@ def test_pdf_and_docx_uploads_load_and_an_unreadable_pdf_is_named():
 
 
 def test_the_html_parser_is_a_sidebar_setting_of_a_corpus_with_html_only():
-    at = on("pages/index_overview.py", parser="page")
+    at = on("app_pages/index_overview.py", parser="page")
     assert not at.exception, at.exception
     assert at.sidebar.radio(key="parser").value == "page"
     assert "parser=page" in at.sidebar.code[-1].value
-    handbook = open_app("pages/index_overview.py", parser="page")
+    handbook = open_app("app_pages/index_overview.py", parser="page")
     assert not [r for r in handbook.sidebar.radio if r.key == "parser"]
     assert [w.value for w in handbook.warning] == [
         "Ignored **parser=page** from the link: expected main or page (how HTML is read), "
@@ -408,7 +408,7 @@ def test_the_html_parser_is_a_sidebar_setting_of_a_corpus_with_html_only():
 
 
 def test_a_parser_the_link_cannot_take_is_named_and_main_is_used():
-    at = on("pages/index_overview.py", parser="browser")
+    at = on("app_pages/index_overview.py", parser="browser")
     assert not at.exception, at.exception
     assert at.sidebar.radio(key="parser").value == "main"
     assert any("Ignored **parser=browser**" in w.value for w in at.warning)
@@ -417,10 +417,10 @@ def test_a_parser_the_link_cannot_take_is_named_and_main_is_used():
 def test_your_html_corpus_read_as_the_whole_page_has_the_navigations_question():
     from test_app_compare import open_on_spec
 
-    main = open_on_spec("pages/question_drilldown.py")
+    main = open_on_spec("app_pages/question_drilldown.py")
     assert not main.exception, main.exception
     assert main.selectbox(key="question").options[0].startswith("body")
-    page = open_on_spec("pages/question_drilldown.py")
+    page = open_on_spec("app_pages/question_drilldown.py")
     page.sidebar.radio(key="parser").set_value("page").run()
     assert not page.exception, page.exception
     assert page.selectbox(key="question").options[0].startswith("nav")
@@ -441,7 +441,7 @@ def test_the_pdf_parser_is_a_sidebar_setting_of_a_corpus_with_a_pdf():
     )
     kept = BINARY_MARK + base64.b64encode(pdf.read_bytes()).decode("ascii")
     inputs = Inputs({"spec.pdf": kept}, None)
-    at = open_app("pages/index_overview.py")
+    at = open_app("app_pages/index_overview.py")
     at.session_state[USER_CORPUS_KEY] = build(inputs)
     at.session_state[USER_INPUTS_KEY] = inputs
     at.run()

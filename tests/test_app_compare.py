@@ -16,7 +16,7 @@ from ui.uploads import build
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
-PAGE = "pages/compare.py"
+PAGE = "app_pages/compare.py"
 DENSE_OK, DENSE_STATUS = embed.dense_status()
 
 
@@ -244,7 +244,7 @@ def test_question_table_puts_broken_before_fixed(handbook):
 def _two_settings(c):
     from dataclasses import replace
 
-    from ui.state import Settings
+    from ui.settings import Settings
 
     a = replace(Settings(), chunkers=c.a.chunkers, modes=c.a.modes)
     return a, replace(a, chunkers=c.b.chunkers)

@@ -14,7 +14,7 @@ from ui import dense, draw, models
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
 PAGES = ALL_PAGES
-DRILL = "pages/question_drilldown.py"
+DRILL = "app_pages/question_drilldown.py"
 DENSE_OK, DENSE_STATUS = embed.dense_status()
 needs_dense = pytest.mark.skipif(
     not DENSE_OK, reason=f"dense retrieval unavailable: {DENSE_STATUS}"
@@ -76,7 +76,7 @@ def test_every_page_runs_with_every_mode_and_chunker(page):
 
 @needs_dense
 def test_recall_table_has_every_chunker_in_every_mode():
-    app = open_app("pages/recall_tables.py", dense="true", mode=list(MODES), chunker=AVAILABLE)
+    app = open_app("app_pages/recall_tables.py", dense="true", mode=list(MODES), chunker=AVAILABLE)
     table = app.dataframe[0].value
     assert list(table["configuration"]) == draw.config_order(AVAILABLE, MODES, dense=True)
     assert (table["complete"] <= table["partial"]).all()
@@ -86,7 +86,7 @@ def test_recall_table_has_every_chunker_in_every_mode():
 @needs_dense
 def test_sweep_covers_the_dense_modes_and_chunkers():
     app = open_app(
-        "pages/sweep_charts.py", dense="true", mode=["dense", "hybrid"], chunker=["semantic"]
+        "app_pages/sweep_charts.py", dense="true", mode=["dense", "hybrid"], chunker=["semantic"]
     )
     assert not app.exception
     sweep = [b for b in app.get("download_button") if b.proto.label == "Sweep (CSV)"]
@@ -139,7 +139,7 @@ def test_a_local_cross_encoder_reranks_and_its_ranks_show(local_reranker):
 @needs_dense
 def test_a_reranker_that_cannot_be_had_is_named_and_retrieval_goes_on_without_it():
     model = "no-such-org/no-such-cross-encoder"
-    app = open_app("pages/recall_tables.py", dense="true", rerank="true", rerank_model=model)
+    app = open_app("app_pages/recall_tables.py", dense="true", rerank="true", rerank_model=model)
     assert not app.exception
     assert settings(app).rerank and settings(app).config.rerank is None
     (warning,) = app.warning
@@ -154,7 +154,7 @@ def test_the_hub_reranker_is_downloaded_only_when_asked(monkeypatch, local_reran
     import ui.models
 
     model = "no-such-org/no-such-cross-encoder"
-    app = open_app("pages/recall_tables.py", dense="true", rerank="true", rerank_model=model)
+    app = open_app("app_pages/recall_tables.py", dense="true", rerank="true", rerank_model=model)
     (button,) = [b for b in app.sidebar.button if b.key == "download_reranker"]
     monkeypatch.setattr(ui.cache, "download_reranker", lambda m: f"{m} could not be reached")
     button.click().run()
@@ -186,7 +186,7 @@ def test_a_reranker_path_from_a_link_is_refused_before_the_disk_is_touched(monke
     touched = []
     monkeypatch.setattr(ui.cache, "reranker_problem", lambda *args: touched.append(args))
     monkeypatch.setattr(ui.models, "hub_folder", touched.append)
-    app = open_app("pages/recall_tables.py", dense="true", rerank="true", rerank_model=name)
+    app = open_app("app_pages/recall_tables.py", dense="true", rerank="true", rerank_model=name)
     assert not app.exception
     assert touched == []
     assert settings(app).rerank and settings(app).config.rerank is None
@@ -236,7 +236,7 @@ def test_default_reranker_is_the_ms_marco_cross_encoder():
 
 @needs_dense
 def test_chunk_graph_says_dense_modes_do_not_use_the_graph():
-    app = open_app("pages/chunk_graph.py", dense="true", mode=["dense", "hybrid"])
+    app = open_app("app_pages/chunk_graph.py", dense="true", mode=["dense", "hybrid"])
     assert not app.exception
     assert any("without the graph" in i.value for i in app.info)
     assert any("hybrid fusion" in c.value for c in app.caption)
@@ -244,7 +244,7 @@ def test_chunk_graph_says_dense_modes_do_not_use_the_graph():
 
 @needs_dense
 def test_late_chunking_reaches_the_engine():
-    app = open_app("pages/recall_tables.py", dense="true", late="true", chunker="sentence")
+    app = open_app("app_pages/recall_tables.py", dense="true", late="true", chunker="sentence")
     assert not app.exception
     assert settings(app).config.late
     assert any("late chunking" in c.value for c in app.caption)
@@ -312,7 +312,7 @@ def test_how_to_enable_dense_retrieval_is_the_dense_guide():
 
 
 def test_a_dense_link_without_the_dense_packages_says_what_enables_it(no_dense):
-    app = open_app("pages/recall_tables.py", dense="true", mode=["flat", "dense"])
+    app = open_app("app_pages/recall_tables.py", dense="true", mode=["flat", "dense"])
     assert not app.exception
     assert settings(app).dense is False and settings(app).modes == ("flat",)
     notices = [w.value for w in app.warning]

@@ -27,9 +27,9 @@ pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browse
 
 CHUNKERS = chunker_options(dense=False)  # every chunker that runs without embeddings
 
-GRAPH = "pages/chunk_graph.py"
-DRILL = "pages/question_drilldown.py"
-CORPUS = "pages/your_corpus.py"
+GRAPH = "app_pages/chunk_graph.py"
+DRILL = "app_pages/question_drilldown.py"
+CORPUS = "app_pages/your_corpus.py"
 
 DOCUMENT = """\
 # Harbour rules
@@ -345,7 +345,7 @@ def test_valid_corpus_loads_and_every_page_runs_on_it():
     assert at.selectbox(key="corpus").value == "your corpus"
     # the recall table: one row per default chunker and mode
     assert len(at.dataframe[1].value) == len(SPEC_CHUNKERS) * len(LEXICAL_MODES)  # the recall table
-    for page in ("pages/index_overview.py", DRILL, GRAPH, "pages/recall_tables.py"):
+    for page in ("app_pages/index_overview.py", DRILL, GRAPH, "app_pages/recall_tables.py"):
         at.switch_page(page).run()
         assert not at.exception, page
         assert at.session_state["settings"].corpus == "your corpus"
@@ -497,7 +497,7 @@ def test_oversize_document_is_refused_the_text_kept_and_the_loaded_corpus_still_
 def test_inputs_survive_a_visit_to_another_page():
     at = app_on(CORPUS)
     at.text_area(key="yc_document__widget").set_value(DOCUMENT).run()
-    at.switch_page("pages/recall_tables.py").run()
+    at.switch_page("app_pages/recall_tables.py").run()
     at.switch_page(CORPUS).run()
     assert at.text_area(key="yc_document__widget").value == DOCUMENT
 
@@ -610,7 +610,7 @@ def test_addresses_in_user_text_stay_text_everywhere():
         }
     ]
     at = type_corpus(app_on(CORPUS), text, json.dumps(questions), name="see www.example.net")
-    for page in ("pages/index_overview.py", DRILL, GRAPH):
+    for page in ("app_pages/index_overview.py", DRILL, GRAPH):
         at.switch_page(page).run()
         shown = [e.value for e in (*at.markdown, *at.caption, *at.sidebar.caption)]
         assert any("harbour" in v for v in shown), page

@@ -52,8 +52,8 @@ def test_changing_the_budget_reruns_the_page(page):
 @pytest.mark.parametrize(
     ("page", "count"),
     [
-        ("pages/recall_tables.py", "all 25 questions · L = 450"),
-        ("pages/compare.py", "All 25 questions."),
+        ("app_pages/recall_tables.py", "all 25 questions · L = 450"),
+        ("app_pages/compare.py", "All 25 questions."),
     ],
 )
 def test_the_all_split_is_counted_as_all_questions(page, count):
@@ -64,7 +64,7 @@ def test_the_all_split_is_counted_as_all_questions(page, count):
 @pytest.mark.parametrize("mode", LEXICAL_MODES)
 @pytest.mark.parametrize("chunker", chunker_options(dense=False))
 def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
-    app = open_app("pages/recall_tables.py", chunker=chunker, mode=mode)
+    app = open_app("app_pages/recall_tables.py", chunker=chunker, mode=mode)
     assert not app.exception
     # parent-child says up front that some of its parents never fit 120 words (issue 21, 16)
     assert [w.icon for w in app.warning] == ([":material/crop_free:"] * (chunker == "parent-child"))
@@ -75,7 +75,7 @@ def test_recall_page_runs_every_chunker_in_every_mode(chunker, mode):
 
 
 def test_recall_page_offers_csv_and_json_exports():
-    app = open_app("pages/recall_tables.py")
+    app = open_app("app_pages/recall_tables.py")
     labels = [b.proto.label for b in app.get("download_button")]
     assert labels == [
         "Recall table (CSV)",
@@ -119,7 +119,7 @@ def test_boundary_map_chunker_is_bound_to_the_url():
 
 
 def test_sweep_heatmap_measure_is_bound_to_the_url():
-    app = open_app("pages/sweep_charts.py", heat="partial")
+    app = open_app("app_pages/sweep_charts.py", heat="partial")
     assert not app.exception
     assert app.selectbox(key="heat").value == "partial"
 
@@ -373,7 +373,7 @@ def test_every_recall_bar_is_labelled_with_its_own_value(handbook):
 
 
 def test_recall_table_shows_each_recall_with_its_wilson_interval():
-    app = open_app("pages/recall_tables.py", chunker="structure")
+    app = open_app("app_pages/recall_tables.py", chunker="structure")
     table = app.dataframe[0].value.set_index("configuration")
     # Wilson 95% intervals by hand (z = 1.96): 9/13 0.424-0.873, 10/13 0.497-0.918,
     # 12/13 0.667-0.986
@@ -383,7 +383,7 @@ def test_recall_table_shows_each_recall_with_its_wilson_interval():
 
 
 def test_recall_headline_names_the_near_ties():
-    app = open_app("pages/recall_tables.py")
+    app = open_app("app_pages/recall_tables.py")
     headline = app.markdown[0].value.replace("\\", "")
     assert headline == (
         "**Best complete recall 77%: structure · graph; 1 configuration is within one question "
@@ -400,7 +400,7 @@ def test_recall_headline_names_every_tied_configuration():
             {"id": "b", "question": "zeta", "evidence": ["Beta rules there."]},
         ],
     )
-    app = open_app("pages/recall_tables.py", chunker=["structure", "sentence"])
+    app = open_app("app_pages/recall_tables.py", chunker=["structure", "sentence"])
     app.session_state[USER_CORPUS_KEY] = corpus
     app.run()
     app.selectbox(key="corpus").select(USER).run()
@@ -412,7 +412,7 @@ def test_recall_headline_names_every_tied_configuration():
 
 
 def test_ranking_depth_is_on_the_recall_page_with_its_diagnosis():
-    app = open_app("pages/recall_tables.py", chunker="structure")
+    app = open_app("app_pages/recall_tables.py", chunker="structure")
     depth = next(d.value for d in app.dataframe if "recall@1" in d.value.columns)
     rows = depth.set_index("configuration")
     assert [f"recall@{k}" in depth.columns for k in (1, 3, 5, 10)] == [True] * 4
@@ -551,7 +551,7 @@ def _font_sizes(spec) -> list[tuple[str, float]]:
     return found
 
 
-@pytest.mark.parametrize("page", [*PAGES, "pages/compare.py", "pages/chunk_graph.py"])
+@pytest.mark.parametrize("page", [*PAGES, "app_pages/compare.py", "app_pages/chunk_graph.py"])
 def test_chart_text_is_readable_on_a_projector(page):
     """Issue 21, item 13: chart and heatmap text was 9-11 px. Every chart a page draws sets its
     axis, legend, header and text sizes, none below 12 px."""
@@ -577,11 +577,13 @@ def test_the_share_link_says_how_to_copy_it_without_naming_a_hidden_button():
     assert "Point at the link for its copy button" in caption and "at its right" not in caption
 
 
-@pytest.mark.parametrize("page", [*PAGES, "pages/compare.py", "pages/question_drilldown.py"])
+@pytest.mark.parametrize(
+    "page", [*PAGES, "app_pages/compare.py", "app_pages/question_drilldown.py"]
+)
 def test_split_all_warns_that_the_qes_chunkers_are_scored_on_their_training_data(page):
     """Issue 21, item 17: on every page, --split all's rows of qes-dp and qes-greedy are marked
     as scored on training data, with a warning saying why."""
-    one = {"a_chunker": "qes-dp"} if page == "pages/compare.py" else {}  # A: one chunker
+    one = {"a_chunker": "qes-dp"} if page == "app_pages/compare.py" else {}  # A: one chunker
     app = open_app(page, split="all", chunker=["structure", "qes-dp", "qes-greedy"], **one)
     assert not app.exception
     (warned,) = [w.value for w in app.warning if "train questions, which the all split" in w.value]
@@ -589,7 +591,7 @@ def test_split_all_warns_that_the_qes_chunkers_are_scored_on_their_training_data
     if one:
         marked = "qes\\-dp · flat \\(scored on training data\\)"  # as md_escape writes it
         assert any(marked in m.value for m in app.markdown)
-    if page == "pages/recall_tables.py":
+    if page == "app_pages/recall_tables.py":
         table = app.dataframe[0].value
         assert dict(zip(table["configuration"], table["note"], strict=True)) == {
             "structure · flat": "",
@@ -599,7 +601,7 @@ def test_split_all_warns_that_the_qes_chunkers_are_scored_on_their_training_data
             "qes-greedy · flat": "scored on training data",
             "qes-greedy · graph": "scored on training data",
         }
-    if page == "pages/index_overview.py":
+    if page == "app_pages/index_overview.py":
         labels = app.dataframe[0].value["label"].tolist()
         assert [lab.endswith("(scored on training data)") for lab in labels] == [False, True, True]
     test = open_app(page, chunker=["structure", "qes-dp", "qes-greedy"])
@@ -608,10 +610,10 @@ def test_split_all_warns_that_the_qes_chunkers_are_scored_on_their_training_data
 
 def test_parent_child_warns_before_the_results_when_its_parents_cannot_fit():
     """Issue 21, item 16: at 60 words many of parent-child's parents (up to 2 L) never fit."""
-    app = open_app("pages/recall_tables.py", chunker="parent-child", budget="60")
+    app = open_app("app_pages/recall_tables.py", chunker="parent-child", budget="60")
     (warned,) = [w.value for w in app.warning if "parent\\-child" in w.value]
     assert "can never be retrieved" in warned and "budget of 60 words" in warned
-    roomy = open_app("pages/recall_tables.py", chunker="parent-child", budget="400")
+    roomy = open_app("app_pages/recall_tables.py", chunker="parent-child", budget="400")
     assert not any("parent\\-child" in w.value for w in roomy.warning)
 
 
@@ -621,7 +623,7 @@ def test_one_rounding_rule_for_percentages_in_the_app_and_the_cli(capsys):
     whole percents up to 100 items."""
     assert [percent_digits(n) for n in (13, 100, 101, 1000, 1001)] == [0, 0, 1, 1, 2]
     assert percent_text(2 / 13, 13) == "15%" and percent_text(2 / 150, 150) == "1.3%"
-    app = open_app("pages/recall_tables.py", chunker="fixed", mode="flat")
+    app = open_app("app_pages/recall_tables.py", chunker="fixed", mode="flat")
     config = json.loads(app.dataframe[0].proto.columns)
     assert config["complete"]["type_config"]["format"] == "%.0f%%"
     assert app.dataframe[0].value["complete"].iloc[0] == pytest.approx(100 * 2 / 13)
@@ -637,13 +639,13 @@ def test_graph_results_say_they_are_seeded_from_the_hybrid_fusion_with_dense_on(
     """Issue 21, item 6: with dense on, graph mode is seeded from the hybrid fusion and its
     recall changes meaning; the results name it, not only a tooltip."""
     query = {"dense": "true", "chunker": "structure", "mode": ["flat", "graph"]}
-    app = open_app("pages/recall_tables.py", **query)
+    app = open_app("app_pages/recall_tables.py", **query)
     assert not app.exception
     assert app.dataframe[0].value["configuration"].tolist() == [
         "structure · flat",
         "structure · graph (hybrid seeds)",
     ]
-    drill = open_app("pages/question_drilldown.py", **query)
+    drill = open_app("app_pages/question_drilldown.py", **query)
     assert any(m.value == "##### graph (hybrid seeds) retrieval" for m in drill.markdown)
-    plain = open_app("pages/recall_tables.py", chunker="structure")
+    plain = open_app("app_pages/recall_tables.py", chunker="structure")
     assert plain.dataframe[0].value["configuration"].tolist()[1] == "structure · graph"

@@ -33,7 +33,7 @@ def server_config(tmp_path, monkeypatch):
 
 
 def test_the_servers_pipeline_and_plugin_run_on_the_recall_page(server_config):
-    app = open_app("pages/recall_tables.py", chunker=["prod", "paragraphs", "structure"])
+    app = open_app("app_pages/recall_tables.py", chunker=["prod", "paragraphs", "structure"])
     assert not app.exception
     warnings = [w.value for w in app.sidebar.warning]
     assert any("typo" in w and "unknown adapter 'nope'" in w for w in warnings)  # md-escaped
@@ -69,7 +69,7 @@ def test_a_failing_plugin_is_one_notice_and_the_other_chunkers_run(tmp_path, mon
     before = dict(CHUNKERS)
     monkeypatch.setattr(pipelines, "_PROBLEMS", None)
     try:
-        for page in ("pages/recall_tables.py", "pages/sweep_charts.py"):
+        for page in ("app_pages/recall_tables.py", "app_pages/sweep_charts.py"):
             app = open_app(page, chunker=["broken", "structure"])
             assert not app.exception
             notices = [w.value for w in app.sidebar.warning]

@@ -84,7 +84,7 @@ def shown(at) -> str:
 
 def test_drafted_questions_wait_for_review_and_join_only_when_accepted(configured):
     log = configured([answer(GROUNDED, INVENTED, REPEAT, fence=True), answer(TOUR, KIDS)])
-    at = open_app("pages/questions.py")
+    at = open_app("app_pages/questions.py")
     (panel,) = [e for e in at.expander if e.label.startswith("Draft with an LLM")]
     assert plain(panel.label) == "Draft with an LLM (tiny-test)"
     draft(at, 3)
@@ -136,7 +136,7 @@ def test_drafted_questions_wait_for_review_and_join_only_when_accepted(configure
 def test_a_server_error_is_one_message_and_loses_nothing(configured):
     failing = {"status": 500, "headers": {"Retry-After": "0"}, "body": '{"error": "overloaded"}'}
     log = configured([failing])
-    at = open_app("pages/questions.py")
+    at = open_app("app_pages/questions.py")
     at.text_input(key="qp_text").input("A question I am writing").run()
     draft(at, 2)
     (error,) = [e.value for e in at.error]
@@ -150,7 +150,7 @@ def test_a_server_error_is_one_message_and_loses_nothing(configured):
 
 def test_broken_json_says_so_for_every_request_and_keeps_the_page(configured):
     log = configured([BROKEN])
-    at = draft(open_app("pages/questions.py"), 2)
+    at = draft(open_app("app_pages/questions.py"), 2)
     assert len(requests_of(log)) == 4  # the most a run for two questions makes
     text = shown(at)
     for k in range(1, 5):
@@ -169,7 +169,7 @@ def test_without_the_server_setting_there_is_no_drafting_and_a_link_cannot_add_i
     monkeypatch.delenv("CHUNKING_LAB_LLM_URL", raising=False)
     url, log, _ = llm_server([answer(GROUNDED)])
     at = open_app(
-        "pages/questions.py",
+        "app_pages/questions.py",
         CHUNKING_LAB_LLM_URL=url,
         llm=url,
         llm_url=url,

@@ -5,7 +5,8 @@ two documents; saved as a new corpus; every page runs on it; its link reopens it
 from pathlib import Path
 
 import pytest
-from app_support import ALL_PAGES, ENTRY, TIMEOUT, App, open_app
+from app_support import ALL_PAGES, ENTRY, TIMEOUT, open_app
+from streamlit.testing.v1 import AppTest
 
 from ui.draw import md_escape
 
@@ -30,8 +31,8 @@ def button(at, label: str):
     return next(b for b in at.button if b.label == label)
 
 
-def load_the_posts() -> App:
-    at = open_app("pages/your_corpus.py")
+def load_the_posts() -> AppTest:
+    at = open_app("app_pages/your_corpus.py")
     at.text_input(key="yc_name__widget").input(PASTED)
     at.text_area(key="yc_document__widget").input(
         (POSTS / f"{PASTED}.md").read_text(encoding="utf-8")
@@ -44,7 +45,7 @@ def load_the_posts() -> App:
     return at
 
 
-def write(at: App, question: str, marks: list) -> None:
+def write(at: AppTest, question: str, marks: list) -> None:
     at.text_input(key="qp_text").input(question).run()
     for doc, query, clicks in marks:
         at.selectbox(key="qp_doc").select(["All documents", PASTED, UPLOADED][doc + 1]).run()
@@ -63,7 +64,7 @@ def write(at: App, question: str, marks: list) -> None:
 
 def test_five_questions_written_in_the_app_run_everywhere_and_their_link_reopens_them():
     at = load_the_posts()
-    at.switch_page("pages/questions.py").run()
+    at.switch_page("app_pages/questions.py").run()
     assert not at.exception
     assert at.subheader[0].value == "0 questions"
     assert any("No questions yet" in i.value for i in at.info)
@@ -80,13 +81,13 @@ def test_five_questions_written_in_the_app_run_everywhere_and_their_link_reopens
     given = at.query_params["corpus_id"]
     corpus_id = given if isinstance(given, str) else given[-1]
     assert len(corpus_id) == 32
-    for page in (*ALL_PAGES, "pages/questions.py"):
+    for page in (*ALL_PAGES, "app_pages/questions.py"):
         at.switch_page(page).run()
         assert not at.exception, (page, [e.value for e in at.exception])
 
-    again = App.from_file(ENTRY, default_timeout=TIMEOUT)
+    again = AppTest.from_file(ENTRY, default_timeout=TIMEOUT)
     again.query_params.update({"corpus": "your corpus", "corpus_id": corpus_id})
-    again.switch_page("pages/questions.py")
+    again.switch_page("app_pages/questions.py")
     again.run()
     assert not again.exception
     assert again.session_state["corpus"] == "your corpus"
@@ -95,7 +96,7 @@ def test_five_questions_written_in_the_app_run_everywhere_and_their_link_reopens
 
 
 def test_evidence_pasted_with_look_alikes_is_found_with_the_loaders_warning():
-    at = open_app("pages/questions.py")
+    at = open_app("app_pages/questions.py")
     at.text_area(key="qp_paste").input(
         "Flash photography is banned everywhere in the red\u2013light zone"
     ).run()
@@ -108,7 +109,7 @@ def test_evidence_pasted_with_look_alikes_is_found_with_the_loaders_warning():
 
 
 def test_evidence_that_is_not_in_the_documents_says_so_and_keeps_the_text():
-    at = open_app("pages/questions.py")
+    at = open_app("app_pages/questions.py")
     at.text_area(key="qp_paste").input("The gift shop sells star maps.").run()
     button(at, "Add as evidence").click().run()
     assert any("evidence not found" in e.value for e in at.error)
@@ -117,7 +118,7 @@ def test_evidence_that_is_not_in_the_documents_says_so_and_keeps_the_text():
 
 
 def test_delete_reorder_and_undo_change_the_draft_not_the_bundled_corpus():
-    at = open_app("pages/questions.py")
+    at = open_app("app_pages/questions.py")
     assert at.subheader[0].value == "25 questions"
     button(at, "Delete").click().run()
     assert at.subheader[0].value == "24 questions"
@@ -131,7 +132,7 @@ def test_delete_reorder_and_undo_change_the_draft_not_the_bundled_corpus():
 
 def test_units_to_click_read_as_rendered_text_not_markdown():
     at = load_the_posts()
-    at.switch_page("pages/questions.py").run()
+    at.switch_page("app_pages/questions.py").run()
     at.text_input(key="qp_query").input('"Measures if the response"').run()
     (unit,) = [c for c in at.checkbox if c.key.startswith("qp_unit_")]
     assert unit.label == md_escape(
@@ -151,7 +152,7 @@ def test_units_to_click_read_as_rendered_text_not_markdown():
 
 def test_chromas_archive_uploaded_on_your_corpus_gives_its_472_questions_to_edit():
     archive = POSTS.parent / "chroma_general_evaluation.tar.xz"
-    at = open_app("pages/your_corpus.py")
+    at = open_app("app_pages/your_corpus.py")
     at.file_uploader(key="yc_import_upload").upload(archive.name, archive.read_bytes())
     at.run()
     assert not at.exception
@@ -161,6 +162,6 @@ def test_chromas_archive_uploaded_on_your_corpus_gives_its_472_questions_to_edit
     button(at, "Check and load").click().run()
     assert not at.exception
     assert len(at.session_state["user_corpus"].questions) == 472
-    at.switch_page("pages/questions.py").run()
+    at.switch_page("app_pages/questions.py").run()
     assert not at.exception
     assert at.subheader[0].value == "472 questions"

@@ -11,7 +11,8 @@ from lab import build_corpus
 from ui import links
 from ui.cache import USER, USER_CORPUS_KEY
 from ui.link_notices import url_notices
-from ui.state import Settings, chunker_options
+from ui.settings import Settings
+from ui.state import chunker_options
 
 pytestmark = pytest.mark.app  # AppTest runs: `pytest -m "not app and not browser"` skips them
 
@@ -44,7 +45,7 @@ def test_link_reproduces_the_view():
         "refs": "index-only",
         "question": "q07",
     }
-    app = open_app("pages/recall_tables.py", **query)
+    app = open_app("app_pages/recall_tables.py", **query)
     assert not app.exception
     assert [w.icon for w in app.warning] == [":material/school:"]  # qes-dp on its training data
     assert settings(app) == Settings(
@@ -76,7 +77,7 @@ def test_settings_survive_a_page_switch():
     app = open_app()
     app.number_input(key="size").set_value(350).run()
     app.slider(key="budget").set_value(200).run()
-    app.switch_page("pages/sweep_charts.py").run()
+    app.switch_page("app_pages/sweep_charts.py").run()
     assert not app.exception
     assert app.title[0].value == "Sweep charts"
     assert (settings(app).size, settings(app).budget) == (350, 200)
@@ -157,7 +158,7 @@ def test_clearing_every_chunker_shows_all_with_a_note():
 def test_a_cold_deep_link_runs_through_the_entry_point():
     app = AppTest.from_file(ENTRY, default_timeout=TIMEOUT)
     app.query_params.update({"budget": "60", "size": "abc"})
-    app.switch_page("pages/recall_tables.py").run()
+    app.switch_page("app_pages/recall_tables.py").run()
     assert not app.exception
     assert app.title[0].value == "Recall tables"
     assert settings(app).budget == 60
@@ -206,7 +207,7 @@ def test_link_params_leave_defaults_out_but_keep_the_question():
     assert Settings(budget=60).link_params() == {"budget": ["60"]}
 
 
-@pytest.mark.parametrize("page", ["pages/recall_tables.py", "pages/sweep_charts.py"])
+@pytest.mark.parametrize("page", ["app_pages/recall_tables.py", "app_pages/sweep_charts.py"])
 def test_a_page_with_no_questions_in_the_split_still_shows_the_share_link(page):
     corpus = build_corpus(
         {"notes": "# Notes\n\n## 1 Rules\n\n### 1.1 Cats\n\nCats may sleep on the sofa.\n"},
@@ -230,7 +231,7 @@ def test_a_page_with_no_questions_in_the_split_still_shows_the_share_link(page):
 
 @pytest.mark.parametrize(("old", "refs"), [("false", "off"), ("true", "delivered")])
 def test_an_old_link_with_resolve_refs_opens_with_the_matching_placement(old, refs):
-    app = open_app("pages/recall_tables.py", resolve_refs=old, size="600")
+    app = open_app("app_pages/recall_tables.py", resolve_refs=old, size="600")
     assert not app.exception and not app.warning
     assert settings(app).refs == refs and settings(app).size == 600
     assert app.sidebar.radio(key="refs").value == refs
@@ -251,16 +252,16 @@ def test_an_old_link_with_a_bad_resolve_refs_value_falls_back_with_a_notice():
 def test_every_page_says_where_references_go():
     app = open_app(refs="index-only")
     pages = {
-        "pages/index_overview.py": "references index-only",
-        "pages/recall_tables.py": "references index-only",
-        "pages/sweep_charts.py": "references index-only",
-        "pages/question_drilldown.py": "references index-only",
+        "app_pages/index_overview.py": "references index-only",
+        "app_pages/recall_tables.py": "references index-only",
+        "app_pages/sweep_charts.py": "references index-only",
+        "app_pages/question_drilldown.py": "references index-only",
     }
     for page, phrase in pages.items():
         app.switch_page(page).run()
         assert not app.exception, page
         assert any(phrase in c.value for c in app.caption), page
-    app.switch_page("pages/chunk_graph.py").run()
+    app.switch_page("app_pages/chunk_graph.py").run()
     assert any("References index-only" in c.value for c in app.caption)
 
 
@@ -275,7 +276,7 @@ def test_untrained_qes_chunkers_get_a_notice_and_marked_rows():
             }
         ],
     )
-    app = open_app("pages/recall_tables.py")
+    app = open_app("app_pages/recall_tables.py")
     app.session_state[USER_CORPUS_KEY] = corpus
     app.run()
     app.selectbox(key="corpus").select(USER).run()
@@ -285,7 +286,7 @@ def test_untrained_qes_chunkers_get_a_notice_and_marked_rows():
     table = app.dataframe[0].value
     marked = table[table["note"] != ""]["configuration"].tolist()
     assert marked == ["qes-dp · flat", "qes-dp · graph", "qes-greedy · flat", "qes-greedy · graph"]
-    app.switch_page("pages/index_overview.py").run()
+    app.switch_page("app_pages/index_overview.py").run()
     labels = app.dataframe[0].value.set_index("chunker")["label"]
     assert labels["qes-dp"].endswith("(untrained: no train questions)")
     assert "untrained" not in labels["structure"]
@@ -462,7 +463,7 @@ def test_without_the_handbook_every_page_says_so_and_your_corpus_still_works(
         app = open_app(page)
         assert not app.exception, page
         assert any(f"handbook\\.md {said}" in e.value for e in app.error), page
-        if page != "pages/your_corpus.py":
+        if page != "app_pages/your_corpus.py":
             assert any("needs a corpus" in i.value for i in app.info), page
     app.text_area(key="yc_document__widget").set_value(NOTES)
     app.text_area(key="yc_qe__widget").set_value(NOTES_QE)
@@ -496,7 +497,7 @@ def test_without_the_handbooks_questions_the_pages_run_without_them(data_folder,
 
 def test_the_bundled_example_button_says_when_its_files_are_missing(data_folder):
     (data_folder / "handbook.md").unlink()
-    app = open_app("pages/your_corpus.py")
+    app = open_app("app_pages/your_corpus.py")
     next(b for b in app.button if b.label == "Fill in the bundled example").click().run()
     assert not app.exception
     assert any("handbook\\.md cannot be read" in e.value for e in app.error)

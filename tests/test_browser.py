@@ -434,6 +434,47 @@ def test_no_page_scrolls_sideways_and_no_request_leaves_the_machine(server, brow
     assert outside == [], outside[:5]
 
 
+NAVIGATION = """() => [...document.querySelectorAll('[data-testid="stSidebarNav"]')].map(nav => ({
+    sections: [...nav.querySelectorAll('[data-testid="stNavSectionHeader"]')]
+        .map(e => e.innerText.trim()),
+    pages: [...nav.querySelectorAll('[data-testid="stSidebarNavLink"]')]
+        .map(a => [a.innerText.trim().split('\\n').pop(), new URL(a.href).pathname]),
+}))"""
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_sidebar_lists_the_apps_own_pages_once(server, browser, size):
+    """Issue 23: the sidebar shows the navigation ``streamlit_app.py`` gives, its sections and
+    titles, and no list of a pages folder beside it; a deep link with settings opens its page
+    with them, and a click opens another page."""
+    context = browser.new_context(viewport=SIZES[size])
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/recall_tables?size=600&chunker=fixed")
+        settle(page, "recall_tables")
+        assert page.evaluate(NAVIGATION) == [
+            {
+                "sections": ["Results", "Explain", "Data"],
+                "pages": [
+                    ["Index overview", "/"],
+                    ["Recall tables", "/recall_tables"],
+                    ["Sweep charts", "/sweep_charts"],
+                    ["Compare", "/compare"],
+                    ["Question drill-down", "/question_drilldown"],
+                    ["Chunk graph", "/chunk_graph"],
+                    ["Your corpus", "/your_corpus"],
+                    ["Questions", "/questions"],
+                ],
+            }
+        ]
+        expect(page.get_by_text("L = 600 characters", exact=False).first).to_be_visible()
+        page.locator('[data-testid="stSidebarNav"]').get_by_text("Sweep charts").click()
+        settle(page, "sweep_charts")
+        assert page.url.startswith(f"{server}/sweep_charts")
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 def test_sweep_panels_are_tall_and_wrap_at_the_width_there_is(server, browser, size):
     """Issue 21, item 3: one panel per chunker, each tall enough to read, in rows that wrap

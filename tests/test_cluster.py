@@ -227,7 +227,7 @@ def kill_busy_worker(client: Client, pids: dict[str, int], killed: list[str]):
 
 
 def test_a_worker_killed_mid_sweep_loses_nothing(heavier, client, monkeypatch):
-    monkeypatch.setattr(cluster, "NO_WORKER_GRACE", WAIT)  # a restart may be slow on a busy machine
+    monkeypatch.setenv(cluster.GRACE_ENV, str(WAIT))  # a restart may be slow on a busy machine
     corpus, grid, expected = heavier
     killed: list[str] = []
     progress = kill_busy_worker(client, client.run(os.getpid), killed)
@@ -239,7 +239,7 @@ def test_a_worker_killed_mid_sweep_loses_nothing(heavier, client, monkeypatch):
 
 
 def test_every_worker_killed_mid_sweep_scatters_the_corpus_again(heavier, client, monkeypatch):
-    monkeypatch.setattr(cluster, "NO_WORKER_GRACE", WAIT)  # a restart may be slow on a busy machine
+    monkeypatch.setenv(cluster.GRACE_ENV, str(WAIT))  # a restart may be slow on a busy machine
     corpus, grid, expected = heavier
     pids = client.run(os.getpid)
 
@@ -255,7 +255,7 @@ def test_every_worker_killed_mid_sweep_scatters_the_corpus_again(heavier, client
 
 def test_a_sweep_fails_clearly_when_no_worker_is_left(heavier, tmp_path, monkeypatch):
     corpus, grid, _ = heavier
-    monkeypatch.setattr(cluster, "NO_WORKER_GRACE", 2.0)
+    monkeypatch.setenv(cluster.GRACE_ENV, "2")
     with (
         separate_cluster(tmp_path, "--no-nanny") as (address, worker),
         Client(address, timeout=WAIT, set_as_default=False) as apart,
@@ -295,7 +295,7 @@ def test_a_sweep_fails_clearly_when_the_scheduler_dies(heavier, tmp_path):
 
 
 def test_a_scheduler_without_workers_is_reported(handbook, monkeypatch):
-    monkeypatch.setattr(cluster, "NO_WORKER_GRACE", 1.0)
+    monkeypatch.setenv(cluster.GRACE_ENV, "1")
     expected = r"for 1 s \(0 of 10 sweep tasks finished\)"
     with (
         local(n_workers=0) as lc,
@@ -370,3 +370,16 @@ def test_cli_cluster_flags_without_dask_exit_2_with_the_install_command(capsys, 
         f"error: {flag[0]} needs dask and distributed: distributed not installed: "
         "`pip install -r requirements-distributed.txt`\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("setting", "seconds"), [(None, 30.0), ("5", 5.0), ("0.5", 0.5), ("inf", 30.0), ("-1", 30.0)]
+)
+def test_the_wait_for_a_worker_is_the_environments_when_it_is_a_positive_number(
+    monkeypatch, setting, seconds
+):
+    if setting is None:
+        monkeypatch.delenv(cluster.GRACE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(cluster.GRACE_ENV, setting)
+    assert cluster.no_worker_grace() == seconds

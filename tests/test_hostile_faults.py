@@ -80,7 +80,7 @@ def test_killed_writes_count_towards_the_bytes_and_are_cleaned_once_stale(tmp_pa
 @pytest.mark.app
 def test_forget_my_corpus_means_its_link_no_longer_opens_it():
     digest = store.default_store().put(Inputs({"harbour": DOC + "Forget me.\n"}, QE))
-    app = open_app("pages/your_corpus.py", corpus=cache.USER, corpus_id=digest)
+    app = open_app("app_pages/your_corpus.py", corpus=cache.USER, corpus_id=digest)
     assert app.session_state["settings"].corpus_id == digest
     next(b for b in app.button if b.label == "Forget my corpus").click().run()
     assert not app.exception, app.exception
@@ -104,7 +104,7 @@ def test_filling_in_technova_with_a_file_missing_keeps_the_rest_and_says_which(
     data = _data_copy(tmp_path)
     (data / "technova" / "headphones-faq.md").unlink()
     monkeypatch.setattr(cache, "DATA", data)
-    app = open_app("pages/your_corpus.py")
+    app = open_app("app_pages/your_corpus.py")
     next(b for b in app.button if "TechNova" in b.label).click().run()
     assert not app.exception, app.exception
     assert any("headphones-faq.md cannot be read" in e.value.replace("\\", "") for e in app.error)

@@ -89,7 +89,7 @@ def test_a_collection_with_html_nested_too_deep_leaves_that_file_out():
 def _your_corpus_with_pasted_text():
     from app_support import open_app
 
-    at = open_app("pages/your_corpus.py")
+    at = open_app("app_pages/your_corpus.py")
     at.text_area(key="yc_document__widget").set_value(DOC)
     return at.run()
 
@@ -230,7 +230,8 @@ def test_terminal_escapes_in_an_id_print_escaped_in_cli_warnings(capsys, tmp_pat
 
 @pytest.mark.app
 @pytest.mark.parametrize(
-    ("page", "file"), [("pages/recall_tables.py", "questions"), ("pages/compare.py", "compare")]
+    ("page", "file"),
+    [("app_pages/recall_tables.py", "questions"), ("app_pages/compare.py", "compare")],
 )
 def test_the_apps_csv_downloads_defuse_formulas_in_ids_and_questions(page, file):
     import csv

@@ -72,7 +72,7 @@ def test_link_and_image_syntax_in_every_url_value_renders_as_text(page):
 @pytest.mark.skipif(not embed.dense_status()[0], reason="needs requirements-dense.txt")
 def test_a_reranker_named_with_link_syntax_is_escaped_in_compares_rerank_tooltip():
     app = open_app(
-        "pages/compare.py", dense="true", rerank="true", rerank_model=IMAGE, b_rerank="true"
+        "app_pages/compare.py", dense="true", rerank="true", rerank_model=IMAGE, b_rerank="true"
     )
     assert not app.exception, app.exception
     helps = [t.proto.help for t in app.toggle if t.proto.label == "Rerank"]
@@ -136,7 +136,7 @@ def test_a_stored_corpus_full_of_link_syntax_renders_it_as_text_on_every_page(pa
 
 def test_the_index_overview_caption_escapes_a_manifest_type_name(hostile_digest):
     app = open_app(
-        "pages/index_overview.py",
+        "app_pages/index_overview.py",
         corpus=cache.USER,
         corpus_id=hostile_digest,
         chunker="by-type",

@@ -72,7 +72,7 @@ def test_the_cli_warns_when_the_index_would_pass_the_budget(capsys, tmp_path, mo
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("page", ["pages/recall_tables.py", "pages/chunk_graph.py"])
+@pytest.mark.parametrize("page", ["app_pages/recall_tables.py", "app_pages/chunk_graph.py"])
 def test_the_app_refuses_a_page_over_the_memory_budget_and_keeps_the_text(monkeypatch, page):
     from app_support import open_app
 
@@ -87,7 +87,7 @@ def test_the_app_refuses_a_page_over_the_memory_budget_and_keeps_the_text(monkey
     (refusal,) = [e.value for e in app.error]
     assert refusal.startswith("This page was not run: an index of these")
     assert not app.get("vega_lite_chart") and not app.dataframe  # no work was done
-    app.switch_page("pages/your_corpus.py").run()
+    app.switch_page("app_pages/your_corpus.py").run()
     assert not app.exception, app.exception
     assert app.text_area(key="yc_document__widget").value == text
     assert not app.error

@@ -38,3 +38,19 @@ def test_the_commands_it_names_exist_with_their_options(capsys):
         usage = capsys.readouterr().out
         flags = [w for w in words if w.startswith("--")]
         assert flags and all(f"{flag} " in usage for flag in flags), (snippet, usage)
+
+
+def test_the_module_map_names_files_that_exist_and_the_front_door_is_short():
+    """Every module, folder and test file the module map names is there (``pages/`` became
+    ``app_pages/``), ``lab/fast/`` among them; the README stays at most 15,000 bytes."""
+    root = Path(__file__).resolve().parent.parent
+    rows = [line for line in README.splitlines() if line.startswith("| ")]
+    start = rows.index("| stage | module | plain rule | fast path | its tests |")
+    named = set()
+    for row in rows[start + 1 :]:
+        cells = row.split(" | ")
+        named |= {p for p in re.findall(r"`([\w/.*]+)`", cells[1]) if "/" in p or p.endswith(".py")}
+        named |= {f"tests/{t}" for t in re.findall(r"`(test_[\w*]+\.py)`", row)}
+    assert {"lab/fast/", "app_pages/", "lab/graph.py", "tests/test_rules.py"} <= named
+    assert [n for n in sorted(named) if not list(root.glob(n))] == []
+    assert len(README.encode()) <= 15_000

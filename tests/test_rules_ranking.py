@@ -1,5 +1,5 @@
 """The ranking metrics' plain rule (``ranking_means`` of ``rank_questions``, question by question)
-and their fast path on arrays (``lab.fast.metrics.ranking_means_of_scores``) give the same means,
+and their fast path on arrays (``lab.metrics.ranking_means_of_scores``) give the same means,
 float for float, reached through their public names."""
 
 from pathlib import Path
@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from lab import build_corpus, build_index, load_collection
 from lab.assemble import first_looks
-from lab.fast.metrics import ranking_means_of_scores
 from lab.generate import generate_corpus
 from lab.metrics import (
     aggregate,
@@ -19,6 +18,7 @@ from lab.metrics import (
     question_holders,
     rank_questions,
     ranking_means,
+    ranking_means_of_scores,
 )
 from lab.retrieval import Retrieval
 from lab.retrieve import Ranking

@@ -115,23 +115,21 @@ def test_tokens_with_some_words_known_are_the_plain_tokens(words, known):
         for w in text.lower().replace("'", "").split()
         if len(w) > 1 and w not in text_module.STOP_WORDS
     ]
-    text_module._KNOWN.clear()
-    for word in known:  # what earlier texts taught
-        text_module._KNOWN[word] = text_module.stem(word) if word != "the" else ""
-    assert text_module.tokenize(text) == plain
-    assert set(text.lower().replace("'", "").split()) <= set(text_module._KNOWN)
-    assert text_module.tokenize(text) == plain  # now every word is known
+    vocabulary = text_module.Vocabulary()
+    vocabulary.tokenize(" ".join(known))  # what earlier texts taught
+    assert vocabulary.tokenize(text) == plain
+    assert set(text.lower().replace("'", "").split()) <= set(vocabulary.known)
+    assert vocabulary.tokenize(text) == plain  # now every word is known
+    assert text_module.tokenize(text) == plain  # the tokenizer's own vocabulary
 
 
-def test_tokens_past_the_word_cache_limit_keep_every_word(monkeypatch):
-    from lab import text as text_module
+def test_tokens_past_the_vocabulary_limit_keep_every_word():
+    from lab.text import Vocabulary
 
-    monkeypatch.setattr(text_module, "KNOWN_WORDS", 4)
-    text_module._KNOWN.clear()
-    assert text_module.tokenize("alpha beta gamma") == ["alpha", "beta", "gamma"]
-    # two new words overflow the cache: it starts afresh with all five of this text
-    assert text_module.tokenize("gamma alpha delta epsilon rules") == [
+    vocabulary = Vocabulary(limit=4)
+    assert vocabulary.tokenize("alpha beta gamma") == ["alpha", "beta", "gamma"]
+    # two new words overflow the vocabulary: it starts afresh with all five of this text
+    assert vocabulary.tokenize("gamma alpha delta epsilon rules") == [
         "gamma", "alpha", "delta", "epsilon", "rul",
     ]  # fmt: skip
-    assert sorted(text_module._KNOWN) == ["alpha", "delta", "epsilon", "gamma", "rules"]
-    text_module._KNOWN.clear()
+    assert sorted(vocabulary.known) == ["alpha", "delta", "epsilon", "gamma", "rules"]

@@ -60,7 +60,7 @@ def test_the_cli_table_and_the_csv_name_tokens(handbook):
 
 def test_the_drilldown_says_tokens_of_the_tokenizer():
     app = open_app(
-        "pages/question_drilldown.py",
+        "app_pages/question_drilldown.py",
         tokenizer=NAME,
         size="120",
         budget="200",
@@ -80,14 +80,14 @@ def test_the_drilldown_says_tokens_of_the_tokenizer():
 
 
 def test_the_chunk_graph_says_tokens_of_the_tokenizer():
-    app = open_app("pages/chunk_graph.py", tokenizer=NAME, size="120", chunker="structure")
+    app = open_app("app_pages/chunk_graph.py", tokenizer=NAME, size="120", chunker="structure")
     assert not app.exception
     detail = " ".join(h.proto.body for h in app.get("html"))
     assert f"{NAME} tokens" in detail and " words · " not in detail
 
 
 def test_the_recall_tables_count_the_context_in_tokens():
-    app = open_app("pages/recall_tables.py", tokenizer=NAME, size="120", budget="200")
+    app = open_app("app_pages/recall_tables.py", tokenizer=NAME, size="120", budget="200")
     assert not app.exception
     assert any(
         f"L = 120 {NAME} tokens · budget = 200 {NAME} tokens" in c.value for c in app.caption

@@ -23,6 +23,7 @@ from lab import percent_text as pct
 from . import cache, choices, link_notices, models, state
 from . import dense as dense_group
 from .draw import MEASURE_COLORS, ON_TRAINING, config_label, md_escape
+from .settings import Settings
 
 PREFIX = "b_"
 FOLLOWED = "compare_b_followed"  # B's defaults (A's values) of the previous run
@@ -45,7 +46,7 @@ def telling_chunker(result: LabResult) -> str:
     return max(result.config.chunkers, key=lambda c: (changed(c), -result.config.chunkers.index(c)))
 
 
-def choose_a(settings: state.Settings, result: LabResult) -> state.Settings:
+def choose_a(settings: Settings, result: LabResult) -> Settings:
     """A: the sidebar's configuration, one of its chunkers in one of its modes; it opens on the
     chunker whose modes disagree most (``result``: the sidebar's run)."""
     left, right = st.columns(2)
@@ -73,7 +74,7 @@ def _follow(defaults: dict[str, object]) -> None:
     st.session_state[FOLLOWED] = defaults
 
 
-def edit_b(a: state.Settings, readings: list[str] | tuple[str, ...] = ()) -> state.Settings:
+def edit_b(a: Settings, readings: list[str] | tuple[str, ...] = ()) -> Settings:
     """B's settings, each a widget bound to the URL under ``b_`` + its sidebar name, starting
     from A's values with the retrieval mode switched; ``readings``: the corpus's parser settings
     (:func:`ui.cache.readings`; it has HTML or PDF documents), so B may read them with another
@@ -219,7 +220,7 @@ def edit_b(a: state.Settings, readings: list[str] | tuple[str, ...] = ()) -> sta
     return b
 
 
-def _models_for_b(dense: bool, rerank: bool, a: state.Settings) -> dict[str, str | None]:
+def _models_for_b(dense: bool, rerank: bool, a: Settings) -> dict[str, str | None]:
     """B's reranker (the folder it loads from, or why it cannot be had), A's when A reranks;
     what B's embedding model or reranker lacks is said on the page."""
     if dense and not a.dense:
@@ -360,13 +361,13 @@ def recall_chart() -> alt.LayerChart:
     )
 
 
-def drilldown_link(settings: state.Settings, question: str) -> str:
+def drilldown_link(settings: Settings, question: str) -> str:
     """A link to the drill-down of ``question`` under ``settings`` (relative to the app)."""
     params = replace(settings, question=question).link_params()
     return f"{DRILLDOWN}?{urlencode(params, doseq=True)}"
 
 
-def question_table(c: Comparison, a: state.Settings, b: state.Settings) -> pd.DataFrame:
+def question_table(c: Comparison, a: Settings, b: Settings) -> pd.DataFrame:
     """One row per question, changed ones first (broken, then fixed): its text, verdicts,
     transitions and links to its drill-down under A and under B."""
     frame = c.frame()

@@ -43,11 +43,11 @@ LIMITS = {DOC: MAX_DOCUMENT_CHARS, QE: MAX_QE_CHARS}
 WHAT = {DOC: "The document", QE: "The QE JSON"}
 UPLOADER = {DOC: "yc_document_file", QE: "yc_qe_file"}
 PAGES = {
-    "pages/index_overview.py": "Index overview",
-    "pages/recall_tables.py": "Recall tables",
-    "pages/sweep_charts.py": "Sweep charts",
-    "pages/question_drilldown.py": "Question drill-down",
-    "pages/chunk_graph.py": "Chunk graph",
+    "app_pages/index_overview.py": "Index overview",
+    "app_pages/recall_tables.py": "Recall tables",
+    "app_pages/sweep_charts.py": "Sweep charts",
+    "app_pages/question_drilldown.py": "Question drill-down",
+    "app_pages/chunk_graph.py": "Chunk graph",
 }
 
 QE_EXAMPLE = """{"questions": [

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -32,9 +31,7 @@ from lab import (
 from . import cache, links
 from .dense import RERANK_TOP_RANGE
 from .draw import md_escape
-
-if TYPE_CHECKING:
-    from .state import Settings
+from .settings import Settings
 
 SIZE_RANGE = (100, 4000)
 BUDGET_RANGE = (10, 1000)

@@ -15,11 +15,10 @@ Dense retrieval (embeddings, its modes and chunkers, late chunking, a reranker) 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
-from streamlit.runtime.pages_manager import PagesManager
 
 from lab import (
     ADAPTIVE,
@@ -39,7 +38,6 @@ from lab import (
     memory_over_budget,
 )
 from lab.formats import FORMATS, default_reading
-from lab.rerank import DEFAULT_RERANKER
 
 from . import cache, cluster, corpus_input, dense, links, pipelines
 from .choices import LINK_KEY, URL_KEY
@@ -55,11 +53,11 @@ from .link_notices import (
     read_old_refs,
     url_notices,
 )
+from .settings import ADAPTIVE_KEY, Settings
 
 BIND = links.BIND
 SETTINGS_KEY = "settings"
 CHUNKER_DEFAULTS_KEY = "chunker_defaults"  # the corpus's default chunkers, last run
-ENTRY_KEY = "entry_point_running"  # True while streamlit_app.py runs the page
 FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page loads
 
 REFS_HELP = (
@@ -73,7 +71,6 @@ GUARD_HELP = (
     "(unless the two together are longer than L): the article's stranded headings cannot "
     "happen. The other chunkers cut as before."
 )
-ADAPTIVE_KEY = "adaptive_budget"
 ADAPTIVE_HELP = (
     "A budget per question instead of the slider's: one of "
     + ", ".join(map(str, DEFAULT_BUDGETS))
@@ -106,95 +103,6 @@ FILTERS_HELP = (
     "the chunks of documents whose metadata match it. Off: every question ranks every "
     "document. Only questions with a filter are affected."
 )
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What the sidebar says: the pages read this, never the widgets."""
-
-    corpus: str = cache.HANDBOOK
-    parser: str = cache.DEFAULT_PARSER  # the readings of HTML and PDF (LabConfig.parser)
-    chunkers: tuple[str, ...] = DEFAULT_CHUNKERS
-    modes: tuple[str, ...] = LEXICAL_MODES
-    size: int = LabConfig.size
-    budget: int = LabConfig.budget
-    adaptive: bool = False  # a budget per question (``budget=adaptive``), up to the largest
-    split: str = LabConfig.split
-    headers: bool = LabConfig.headers
-    refs: str = LabConfig.refs
-    filters: bool = LabConfig.filters
-    heading_guard: bool = LabConfig.heading_guard
-    dense: bool = False
-    late: bool = LabConfig.late
-    rerank: bool = False
-    rerank_model: str = DEFAULT_RERANKER
-    rerank_top: int = LabConfig.rerank_top
-    question: str | None = None
-    corpus_id: str | None = None  # the store digest of the user's corpus shown, when kept
-    rerank_source: str | None = None  # the folder the chosen reranker was loaded from
-    rerank_problem: str | None = None  # why the chosen reranker cannot be had: it is not used
-    tokenizer: str | None = None  # sizes, overlap and budget count its tokens (None: chars, words)
-
-    @property
-    def reranker(self) -> str | None:
-        """The name of the cross-encoder in use, or None."""
-        return self.rerank_model if self.rerank and self.rerank_source else None
-
-    @property
-    def config(self) -> LabConfig:
-        return LabConfig(
-            chunkers=self.chunkers,
-            modes=self.modes,
-            size=self.size,
-            budget=ADAPTIVE if self.adaptive else self.budget,
-            split=self.split,
-            headers=self.headers,
-            refs=self.refs,
-            filters=self.filters,
-            heading_guard=self.heading_guard,
-            dense=embed.DEFAULT_MODEL if self.dense else None,
-            late=self.late,
-            rerank=self.reranker,
-            rerank_top=self.rerank_top,
-            tokenizer=self.tokenizer,
-            parser=self.parser,
-        )
-
-    def params(self) -> dict[str, list[str]]:
-        """Every setting as its query parameter values."""
-        return {
-            "corpus": [self.corpus],
-            "parser": [self.parser],
-            "chunker": list(self.chunkers),
-            "mode": list(self.modes),
-            "size": [str(self.size)],
-            "budget": [ADAPTIVE if self.adaptive else str(self.budget)],
-            "split": [self.split],
-            "headers": [str(self.headers).lower()],
-            "refs": [self.refs],
-            "filters": [str(self.filters).lower()],
-            "heading_guard": [str(self.heading_guard).lower()],
-            ADAPTIVE_KEY: [str(self.adaptive).lower()],
-            "dense": [str(self.dense).lower()],
-            "late": [str(self.late).lower()],
-            "rerank": [str(self.rerank).lower()],
-            "rerank_model": [self.rerank_model],
-            "rerank_top": [str(self.rerank_top)],
-            "question": [self.question] if self.question else [],
-            "corpus_id": [self.corpus_id] if self.corpus_id else [],
-            "tokenizer": [self.tokenizer or pipelines.CHARACTERS],
-        }
-
-    def link_params(self) -> dict[str, list[str]]:
-        """The settings a link must carry: those off their defaults, and the question."""
-        default = Settings().params()
-        return {
-            key: values
-            for key, values in self.params().items()
-            if values
-            and key != ADAPTIVE_KEY  # budget=adaptive says it
-            and (key == "question" or values != default[key])
-        }
 
 
 def sidebar() -> Settings:
@@ -472,10 +380,8 @@ def run(page: StreamlitPage, settings: Settings, frame=None) -> None:
     st.session_state[FRAME_KEY] = frame
     try:
         if _corpus_ready(settings, page):
-            st.session_state[ENTRY_KEY] = True
             page.run()
     finally:
-        st.session_state[ENTRY_KEY] = False
         _clear_frame()
     _draw_link(link, settings, page)
 
@@ -501,7 +407,7 @@ def _corpus_ready(settings: Settings, page: StreamlitPage) -> bool:
         return True
     st.info("Every page needs a corpus: load your own document and questions.")
     st.page_link(
-        f"pages/{corpus_input.PAGE}.py", label="Your corpus", icon=":material/upload_file:"
+        f"app_pages/{corpus_input.PAGE}.py", label="Your corpus", icon=":material/upload_file:"
     )
     return False
 
@@ -541,16 +447,7 @@ def _draw_link(slot, settings: Settings, page: StreamlitPage) -> None:
 
 def current() -> Settings:
     """The settings the sidebar produced in this run; the page's modules are imported by now,
-    so the entry point's placeholder frame gives way to the page's own.
-
-    When a Streamlit process's first request is a deep link to a page, Streamlit sees the
-    ``pages/`` folder and runs that file on its own (its older multipage mode), skipping the
-    entry point. Switching that mode off and rerunning sends the request through
-    ``streamlit_app.py``, which builds the sidebar and then runs the page.
-    """
-    if not st.session_state.get(ENTRY_KEY):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    so the entry point's placeholder frame gives way to the page's own."""
     _clear_frame()
     return st.session_state[SETTINGS_KEY]
 

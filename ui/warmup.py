@@ -8,10 +8,9 @@ the sidebar's and the index overview's ui modules) is imported in those seconds,
 thread. The entry point calls :func:`wait` before its own imports. AppTest, and ``streamlit run``
 of a page file, never start it, and ``wait`` then returns at once.
 
-A page file Streamlit runs on its own (a cold deep link, see ``ui/__init__.py``) may import these
-modules while the thread does: each import then waits for the other thread's, which is safe as
-long as no two of these modules import each other (``tests/test_app_cold_start.py`` checks that
-ui's modules do not).
+The thread imports these modules while the server waits for the browser; should a script's
+import of one meet the thread's, it waits for it, which is safe as long as no two of these modules
+import each other (``tests/test_app_cold_start.py`` checks that ui's modules do not).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Questions: write the corpus's questions and mark their evidence by clicking sentences, see how
 every chunker does on each, draft some with an LLM, and save them as a new corpus."""
 
-import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
-
-# isort: split
 import streamlit as st
 
 from lab import qe_text

@@ -1,8 +1,5 @@
 """Index overview: the corpus, each chunker's index, and where one chunker cuts the document."""
 
-import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
-
-# isort: split
 import streamlit as st
 
 from lab import CHUNKERS, POLICY_CHUNKER

@@ -1,8 +1,5 @@
 """Sweep charts: recall against the context budget and the chunk size, and their grid."""
 
-import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
-
-# isort: split
 import json
 
 import pandas as pd

@@ -1,8 +1,5 @@
 """Your corpus: paste or upload a document and its questions, check them, run the lab on them."""
 
-import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
-
-# isort: split
 import streamlit as st
 
 from lab import MAX_DOCUMENT_CHARS, MAX_QE_CHARS

@@ -1,8 +1,5 @@
 """Recall tables: partial vs complete recall per chunker and mode, and every question's verdict."""
 
-import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
-
-# isort: split
 import json
 
 import streamlit as st

@@ -1,8 +1,5 @@
 """Question drill-down: one question through every chunker and mode, the modes side by side."""
 
-import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
-
-# isort: split
 import streamlit as st
 
 from lab import CHUNKERS, describe_filter, scored_on_training

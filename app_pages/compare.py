@@ -1,9 +1,6 @@
 """Compare: configuration A (from the sidebar) against B on the same questions: which questions
 B fixed or broke, and whether the difference is more than noise."""
 
-import ui  # noqa: F401 - first: a cold deep link turns back to the entry point here, early
-
-# isort: split
 import json
 from dataclasses import replace
 

@@ -49,6 +49,7 @@ class LineByLine(LineReader):
         # lines between them closes any table and joins the paragraph (or the open code fence).
         special = [i for i, m in enumerate(map(_PLAIN.match, lines)) if m is None]
         plain = self.plain_headings(lines)
+        self.numbered_depth = int(self.divides_numbered(lines, plain))
         if plain:
             special = sorted({*special, *plain})
         done = 0  # lines before this one are read

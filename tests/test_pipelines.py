@@ -189,6 +189,26 @@ def test_chonkie_token_with_an_uncased_tokenizer_reports_the_rewrite(tokenizer):
         assert "".join(text[s:e].lower().split()) in "".join(w.text.split())
     assert len(made.notes) == len(windows)
     assert all("changed its case" in n or "'##" in n for n in made.notes)
+    assert any("added '##' before its text" in n for n in made.notes)
+
+
+@chonkie
+@minilm
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_chonkie_token_windows_land_on_the_tokenizers_own_offsets(name, tokenizer):
+    """Each decoded window (lowercased, spaced, ``##`` where it starts inside a word) is placed
+    on exactly the source range its tokens came from: the first token's start to the last
+    token's end, by the tokenizer's offsets."""
+    text = TEXTS[name]
+    size, overlap = 128, 16
+    offsets = tokenizer.backend.encode(text, add_special_tokens=False).offsets
+    windows = []
+    for first in range(0, len(offsets), size - overlap):
+        last = min(first + size, len(offsets)) - 1
+        windows.append((offsets[first][0], offsets[last][1]))
+        if last == len(offsets) - 1:
+            break
+    assert plan("chonkie-token", text, size, overlap, tokenizer).bodies == tuple(windows)
 
 
 @semchunk

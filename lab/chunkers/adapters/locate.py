@@ -27,6 +27,7 @@ SHOWN = 3  # rewritten pieces quoted in a note
 SPACED_TRIES = 16  # chunks found by a pattern before the squeezed document is built instead
 GAP = 2000  # characters past the previous chunk's end a chunk is first looked for within
 PROBE = 32  # characters of a chunk searched for before the whole of it is compared
+ADDED_HEAD = 4  # characters a library may add before a chunk's text (WordPiece's "##")
 
 
 # The code points ``str.isspace`` holds true for: what ``str.split`` splits at.
@@ -161,6 +162,9 @@ def _rewritten(
             j = _find(sq.lower, solid.lower(), first, last, bound)
             if j != -1:
                 return sq.span(j, j + len(solid)), "the library changed its case and whitespace"
+        hit = _after_added_head(sq, solid, first, last, bound)
+        if hit is not None:
+            return hit
         if bound is not None and (i := _find(text, piece, start, end)) != -1:
             return (i, i + len(piece)), None
     window = sq.text[first : first + 2 * len(solid) + 200]
@@ -182,6 +186,23 @@ def _rewritten(
     span = sq.span(first + blocks[0].b, first + blocks[-1].b + blocks[-1].size)
     shown = ", ".join(_short(a) for a in added[:SHOWN]) + (", ..." if len(added) > SHOWN else "")
     return span, f"the library rewrote it (text not in the document: {shown or 'none'})"
+
+
+def _after_added_head(
+    sq: Squeezed, solid: str, first: int, last: int, bound: int | None
+) -> tuple[tuple[int, int], str] | None:
+    """Where ``solid`` occurs (case ignored where lowercasing keeps lengths) once its first
+    one to ``ADDED_HEAD`` characters are dropped, as text a library put before the chunk's own:
+    a WordPiece decoder starts a window that begins inside a word with ``##``."""
+    haystack, needle = (sq.text, solid) if sq.lower is None else (sq.lower, solid.lower())
+    for cut in range(1, min(ADDED_HEAD, len(needle) - 1) + 1):
+        j = _find(haystack, needle[cut:], first, last, bound)
+        if j != -1:
+            added = (
+                f"the library added {solid[:cut]!r} before its text (case and whitespace ignored)"
+            )
+            return sq.span(j, j + len(needle) - cut), added
+    return None
 
 
 def offsets_plan(text: str, chunks: Iterable[tuple[str, int, int]]) -> Plan:

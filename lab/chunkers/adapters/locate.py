@@ -36,8 +36,9 @@ SPACES = np.array(
      0x2028, 0x2029, 0x202F, 0x205F, 0x3000],
     dtype=np.uint32,
 )  # fmt: skip
-_IS_SPACE = np.zeros(int(SPACES.max()) + 2, dtype=bool)  # by code point; the last: any above
-_IS_SPACE[SPACES] = True
+_IS_SOLID = np.ones(int(SPACES.max()) + 2, dtype=bool)  # by code point; the last: any above
+_IS_SOLID[SPACES] = False
+_ASCII_SPACES = bytes(int(c) for c in SPACES if c < 0x80)
 
 
 class Squeezed:
@@ -47,11 +48,15 @@ class Squeezed:
 
     def __init__(self, source: str):
         # The code points: one byte each when they all fit (ASCII), else four.
-        encoding, dtype = ("ascii", np.uint8) if source.isascii() else ("utf-32-le", np.uint32)
-        codes = np.frombuffer(source.encode(encoding), dtype=dtype)
-        solid = ~_IS_SPACE.take(codes, mode="clip")
+        if source.isascii():
+            raw = source.encode("ascii")
+            self.at = np.flatnonzero(_IS_SOLID.take(np.frombuffer(raw, dtype=np.uint8)))
+            self.text = raw.translate(None, _ASCII_SPACES).decode("ascii")
+            return
+        codes = np.frombuffer(source.encode("utf-32-le"), dtype=np.uint32)
+        solid = _IS_SOLID.take(codes, mode="clip")
         self.at = np.flatnonzero(solid)
-        self.text = codes[solid].tobytes().decode(encoding)
+        self.text = codes[solid].tobytes().decode("utf-32-le")
 
     @cached_property
     def lower(self) -> str | None:

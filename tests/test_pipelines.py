@@ -292,6 +292,19 @@ def test_locate_reports_changed_whitespace_and_added_text():
     assert "'Header:'" in made.notes[1]
 
 
+def test_locate_places_a_chunk_a_decoder_began_inside_a_word():
+    """WordPiece decodes a window that starts inside a word with ``##``, lowercased: the chunk
+    is the source range after the prefix, reported with what was added; a short piece is not
+    placed by its last character alone."""
+    text = "Hello world is here. Bye now."
+    made = locate(text, ["hello wo", "##rld is here. bye now."])
+    assert made.bodies == ((0, 8), (8, 29))
+    assert made.notes[1] == (
+        "chunk 2: the library added '##' before its text (case and whitespace ignored)"
+    )
+    assert locate(text, ["Hello", "#w"]).bodies == ((0, 5),)
+
+
 def test_locate_leaves_out_a_chunk_that_is_not_in_the_document():
     made = locate("Some text here.", ["Some text here.", "Completely different words"])
     assert made.bodies == ((0, 15),)

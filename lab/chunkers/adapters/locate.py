@@ -28,6 +28,7 @@ SPACED_TRIES = 16  # chunks found by a pattern before the squeezed document is b
 GAP = 2000  # characters past the previous chunk's end a chunk is first looked for within
 PROBE = 32  # characters of a chunk searched for before the whole of it is compared
 ADDED_HEAD = 4  # characters a library may add before a chunk's text (WordPiece's "##")
+ADDED_REST = 8  # characters at least of a chunk's own text after what was added, to look for it
 
 
 # The code points ``str.isspace`` holds true for: what ``str.split`` splits at.
@@ -167,11 +168,11 @@ def _rewritten(
             j = _find(sq.lower, solid.lower(), first, last, bound)
             if j != -1:
                 return sq.span(j, j + len(solid)), "the library changed its case and whitespace"
+        if bound is not None and (i := _find(text, piece, start, end)) != -1:
+            return (i, i + len(piece)), None
         hit = _after_added_head(sq, solid, first, last, bound)
         if hit is not None:
             return hit
-        if bound is not None and (i := _find(text, piece, start, end)) != -1:
-            return (i, i + len(piece)), None
     window = sq.text[first : first + 2 * len(solid) + 200]
     blocks = [
         b
@@ -200,7 +201,7 @@ def _after_added_head(
     one to ``ADDED_HEAD`` characters are dropped, as text a library put before the chunk's own:
     a WordPiece decoder starts a window that begins inside a word with ``##``."""
     haystack, needle = (sq.text, solid) if sq.lower is None else (sq.lower, solid.lower())
-    for cut in range(1, min(ADDED_HEAD, len(needle) - 1) + 1):
+    for cut in range(1, min(ADDED_HEAD, len(needle) - ADDED_REST) + 1):
         j = _find(haystack, needle[cut:], first, last, bound)
         if j != -1:
             added = (

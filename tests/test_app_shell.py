@@ -349,6 +349,14 @@ def test_a_list_setting_keeps_each_value_once_in_order():
     assert settings(app).modes == ("graph",)
 
 
+def test_a_list_setting_may_be_joined_by_commas_as_on_the_command_line():
+    app = open_app(chunker=["qes-dp,structure", " fixed ,structure"], mode="graph")
+    assert not app.exception and not app.warning
+    assert settings(app).chunkers == ("fixed", "structure", "qes-dp")
+    cleaned, fixes = links.clean({"mode": ["flat,,graph", "flat"]}, {}, {"mode"})
+    assert cleaned == {"mode": ["flat", "graph"]} and fixes == []
+
+
 def test_cleaning_follows_one_rule_for_every_parameter():
     url = {
         "size": ["300", "inf"],

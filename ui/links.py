@@ -6,7 +6,8 @@ brings every value to one a widget can take, by one rule for every parameter:
 - a parameter that holds one value (a number, a flag, a choice, a name) takes the **last**
   value given (``size=300&size=600`` is 600);
 - a parameter that holds several (``chunker``, ``mode``, ...) keeps each distinct value once,
-  in the order given;
+  in the order given, whether repeated or joined by commas as on the command line
+  (``chunker=fixed,structure`` is ``chunker=fixed&chunker=structure``);
 - a number is read as a decimal; one beyond its range (``inf`` and ``1e309`` included) is
   clamped to the range, a fraction rounded to a whole number, and text that is no number
   dropped (the widget's default applies).
@@ -69,7 +70,8 @@ def clean(
     for key, values in url.items():
         values = list(values)
         if key in multi:
-            cleaned[key] = list(dict.fromkeys(values))
+            parts = (part.strip() for value in values for part in value.split(","))
+            cleaned[key] = list(dict.fromkeys(part for part in parts if part))
             continue
         if len(values) > 1:
             fixes.append(Fix(key, tuple(values), values[-1], "repeated"))

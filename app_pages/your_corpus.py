@@ -10,9 +10,10 @@ settings = state.current()
 
 st.title("Your corpus")
 st.caption(
-    "Paste or upload a markdown, plain-text or HTML document (or several, with a collection "
-    "manifest) and its questions with their evidence sentences (QE JSON). A corpus that loads "
-    "is kept on this server, files and manifest included, so a link can carry it."
+    "Paste or upload a markdown, plain-text, reStructuredText or HTML document, or upload a PDF "
+    "or DOCX (or several, with a collection manifest) and its questions with their evidence "
+    "sentences (QE JSON). A corpus that loads is kept on this server, files and manifest "
+    "included, so a link can carry it."
 )
 left, right = st.columns(2)
 left.button("Fill in the bundled example", on_click=corpus_input.fill_example, type="tertiary")
@@ -42,7 +43,8 @@ with left:
         help=f"At most {MAX_DOCUMENT_CHARS:,} characters.",
     )
     st.file_uploader(  # any name: licence files have no extension; the text decides
-        f"…or upload a text file: markdown, plain text or HTML (up to {corpus_input.UPLOAD_MB} MB)",
+        f"…or upload a file: markdown, plain text, reStructuredText, HTML, PDF or DOCX "
+        f"(up to {corpus_input.UPLOAD_MB} MB)",
         type=None,
         key=corpus_input.UPLOADER[DOC],
         on_change=corpus_input.take_upload,

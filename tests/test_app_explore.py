@@ -532,6 +532,29 @@ def test_the_document_uploaders_take_a_file_without_an_extension():
     assert at.text_input(key="yc_name__widget").value == "Apache-2.0"
 
 
+def test_a_pdf_or_docx_in_the_document_box_is_kept_with_the_documents_and_loads():
+    """The single-document uploader takes a PDF (read as a file, not put in the text box), keeps
+    it with the uploaded documents and says so; a truncated one is refused with its reason and
+    the box keeps its text."""
+    at = app_on(CORPUS)
+    at.text_area(key="yc_document__widget").set_value(DOCUMENT)
+    cut = (REAL / "formats" / "shared-mime-info-spec.pdf").read_bytes()[:4000]
+    at.file_uploader(key="yc_document_file").upload("cut.pdf", cut, "application/pdf")
+    at.run()
+    assert any("cut" in e.value and "not a readable PDF" in e.value for e in at.error)
+    assert at.text_area(key="yc_document__widget").value == DOCUMENT
+    docx = (REAL / "formats" / "zstd-README.docx").read_bytes()
+    at.file_uploader(key="yc_document_file").upload("zstd.docx", docx)
+    at.run()
+    assert not at.exception and not at.error
+    assert any("zstd" in i.value and "is kept with the documents below" in i.value for i in at.info)
+    assert list(at.session_state["yc_files"]) == ["zstd.docx"]
+    assert at.text_area(key="yc_document__widget").value == DOCUMENT
+    at.button[[b.label for b in at.button].index("Check and load")].click().run()
+    report = at.session_state["yc_report"]
+    assert report.refused is None and report.document["documents"] == 2
+
+
 HTML_QUESTIONS = [
     {
         "id": "u1",

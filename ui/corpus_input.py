@@ -34,6 +34,7 @@ DOC = "yc_document"
 QE = "yc_qe"
 NAME = "yc_name"
 UPLOAD_ERROR = "yc_upload_error"
+UPLOAD_NOTE = "yc_upload_note"  # where an upload went instead of its input (a PDF, a DOCX)
 NOT_KEPT = "yc_not_kept"  # why the loaded corpus is not in the corpus store
 CORPUS_ID = "corpus_id"  # the URL parameter naming a stored corpus
 PAGE = "your_corpus"  # this page's url path
@@ -96,8 +97,15 @@ def take_upload(key: str) -> None:
     is not UTF-8 text or is over the character limit is refused and the input left as it was."""
     errors = st.session_state.setdefault(UPLOAD_ERROR, {})
     errors.pop(key, None)
+    st.session_state.pop(UPLOAD_NOTE, None)
     file = st.session_state.get(UPLOADER[key])
     if file is None:
+        return
+    if key == DOC and uploads.is_binary(file):
+        if why := uploads.keep_binary(file):
+            errors[key] = why
+        else:
+            st.session_state[UPLOAD_NOTE] = file.name
         return
     try:
         text = decode_text(file.getvalue(), f"The file {file.name!r}")
@@ -270,6 +278,12 @@ def upload_errors() -> None:
     """Say why an upload was refused (the input it would have replaced is untouched)."""
     for key, message in st.session_state.get(UPLOAD_ERROR, {}).items():
         st.error(f"{WHAT[key]} was not replaced. {md_escape(message)}")
+    if name := st.session_state.get(UPLOAD_NOTE):
+        st.info(
+            f"{md_escape(repr(name))} is kept with the documents below (a PDF or DOCX is read "
+            "as a file, not as text in the box): **Check and load** runs it.",
+            icon=":material/attach_file:",
+        )
 
 
 def kept_note() -> None:

@@ -74,7 +74,7 @@ def take_files(put_questions: Callable[[str], None]) -> None:
     errors = st.session_state[ERRORS] = []
     kept = files()
     for file in st.session_state.get(UPLOADER) or []:
-        if binary_format(file.name, file.getvalue()) is not None:
+        if is_binary(file):
             _take_binary(file, kept, errors)
             continue
         try:
@@ -103,6 +103,19 @@ def take_files(put_questions: Callable[[str], None]) -> None:
 # A PDF or DOCX is kept as its bytes in base64 behind this mark (the kept files are text, saved
 # with a corpus as JSON); :func:`source_data` turns it back into bytes for the engine.
 BINARY_MARK = "\x00base64:"
+
+
+def is_binary(file) -> bool:
+    """Whether an uploaded file is a PDF or DOCX (read as a file, not as pasted text)."""
+    return binary_format(file.name, file.getvalue()) is not None
+
+
+def keep_binary(file) -> str | None:
+    """Keep a PDF or DOCX uploaded elsewhere on the page with these documents; why not, or
+    None when it is kept."""
+    errors: list[str] = []
+    _take_binary(file, files(), errors)
+    return errors[0] if errors else None
 
 
 def _take_binary(file, kept: dict[str, str], errors: list[str]) -> None:

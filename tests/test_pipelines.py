@@ -192,14 +192,29 @@ def test_chonkie_token_with_an_uncased_tokenizer_reports_the_rewrite(tokenizer):
     assert any("added '##' before its text" in n for n in made.notes)
 
 
+FORMATS = REAL / "formats"
+
+
+def read_real(path):
+    from lab.formats import binary_format, document_format, read_binary, read_document
+
+    data = path.read_bytes()
+    if kind := binary_format(path.name, data):
+        return read_binary(data, path.name, kind)
+    return read_document(data.decode(), path.name, document_format(path.name, data.decode()))
+
+
 @chonkie
 @minilm
-@pytest.mark.parametrize("name", sorted(TEXTS))
+@pytest.mark.parametrize(
+    "name", [*sorted(TEXTS), *sorted(p.name for p in FORMATS.iterdir() if p.suffix != ".json")]
+)
 def test_chonkie_token_windows_land_on_the_tokenizers_own_offsets(name, tokenizer):
-    """Each decoded window (lowercased, spaced, ``##`` where it starts inside a word) is placed
-    on exactly the source range its tokens came from: the first token's start to the last
-    token's end, by the tokenizer's offsets."""
-    text = TEXTS[name]
+    """Each decoded window (lowercased, spaced, ``##`` where it starts inside a word, accents
+    stripped) is placed on exactly the source range its tokens came from: the first token's
+    start to the last token's end, by the tokenizer's own offsets; on every real format."""
+    doc = parse_document(TEXTS[name]) if name in TEXTS else read_real(FORMATS / name)
+    text = doc.text
     size, overlap = 128, 16
     offsets = tokenizer.backend.encode(text, add_special_tokens=False).offsets
     windows = []
@@ -208,7 +223,8 @@ def test_chonkie_token_windows_land_on_the_tokenizers_own_offsets(name, tokenize
         windows.append((offsets[first][0], offsets[last][1]))
         if last == len(offsets) - 1:
             break
-    assert plan("chonkie-token", text, size, overlap, tokenizer).bodies == tuple(windows)
+    made = CHUNKERS["chonkie-token"].plan(doc, Params(size, overlap, tokenizer=tokenizer))
+    assert made.bodies == tuple(windows)
 
 
 @semchunk

@@ -173,10 +173,12 @@ def _rewritten(
         hit = _after_added_head(sq, solid, first, last, bound)
         if hit is not None:
             return hit
-    window = sq.text[first : first + 2 * len(solid) + 200]
+    # compared with case ignored where lowercasing keeps lengths (an uncased tokenizer's text)
+    hay, mine = (sq.text, solid) if sq.lower is None else (sq.lower, solid.lower())
+    window = hay[first : first + 2 * len(solid) + 200]
     blocks = [
         b
-        for b in SequenceMatcher(None, solid, window, autojunk=False).get_matching_blocks()
+        for b in SequenceMatcher(None, mine, window, autojunk=False).get_matching_blocks()
         if b.size >= 3
     ]
     matched = sum(b.size for b in blocks)

@@ -67,7 +67,7 @@ def main() -> None:
 
     from ui import link_notices, state  # after the frame, which must not wait for the engine
 
-    settings = state.sidebar()
+    settings = state.sidebar(page)
     link_notices.show_notices()
     state.run(page, settings, frame)
 

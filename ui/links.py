@@ -13,13 +13,14 @@ brings every value to one a widget can take, by one rule for every parameter:
   dropped (the widget's default applies).
 
 Each change is reported as a :class:`Fix`, which the sidebar shows as a notice. Parameters that
-no widget binds (the question, the stored corpus) are written with :func:`sync`.
+no widget binds (the question, the stored corpus) are written with :func:`sync`. A switch of page
+keeps the bound parameters the URL carried (:func:`keep`, :func:`restore`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -29,6 +30,7 @@ BIND = "query-params"  # a widget with this ``bind`` keeps its value in the URL
 CLEANED_KEY = "url_cleaned"  # True once the session's URL is cleaned
 FIXES_KEY = "url_fixes"  # what cleaning changed, until the sidebar takes it
 WRITTEN_KEY = "url_written"  # what sync() last wrote, per parameter
+KEPT_KEY = "url_kept"  # (page, the bound widgets' values the URL carried) as the last run ended
 
 
 class Fix(NamedTuple):
@@ -121,6 +123,31 @@ def sync(key: str, values: Sequence[str]) -> None:
         st.query_params[key] = list(values)
     elif key in st.query_params:
         del st.query_params[key]
+
+
+def keep(page: str, keys: Iterable[str]) -> None:
+    """As a run on ``page`` ends: remember the values of the bound widgets ``keys`` whose
+    parameters the URL carries, for :func:`restore` on the next page."""
+    kept = {k: st.session_state[k] for k in keys if k in st.query_params and k in st.session_state}
+    st.session_state[KEPT_KEY] = (page, kept)
+
+
+def restore(page: str) -> None:
+    """On a switch to ``page``, before any widget is drawn: give the bound widgets the values
+    whose parameters the URL carried on the page before and lost on the way.
+
+    Streamlit's browser side carries a bound parameter to the next page only once the widget's
+    binding is registered, as the widget mounts, which can be a second after the run that drew
+    it has ended: a click on another page in that second drops the parameter, and the widget
+    that is not mounted yet comes back at its default. A value set in ``st.session_state`` is
+    what Streamlit writes back to the widget and to the URL. A value the user changed since is
+    left alone."""
+    before, kept = st.session_state.get(KEPT_KEY, (page, {}))
+    if before == page:
+        return
+    for key, value in kept.items():
+        if key not in st.query_params and st.session_state.get(key, value) == value:
+            st.session_state[key] = value
 
 
 def changed_outside(key: str) -> list[str] | None:

@@ -59,6 +59,9 @@ BIND = links.BIND
 SETTINGS_KEY = "settings"
 CHUNKER_DEFAULTS_KEY = "chunker_defaults"  # the corpus's default chunkers, last run
 FRAME_KEY = "page_frame"  # the entry point's placeholder frame, while the page loads
+BOUND = [  # the parameters the sidebar's widgets bind (the question and corpus_id are synced)
+    key for key in Settings().params() if key not in ("question", corpus_input.CORPUS_ID)
+]
 
 REFS_HELP = (
     "Where the text of a provision cited by number goes (structure and parent-child chunks). "
@@ -105,8 +108,10 @@ FILTERS_HELP = (
 )
 
 
-def sidebar() -> Settings:
-    """Draw the shared sidebar (once per run, from the entry point) and return its settings."""
+def sidebar(page: StreamlitPage) -> Settings:
+    """Draw the shared sidebar (once per run, from the entry point, for ``page``) and return its
+    settings. A switch of page keeps the settings the URL carried (:func:`links.restore`)."""
+    links.restore(page.url_path)
     _read_adaptive_budget()
     fixes = links.enforce(NUMBERS, MULTI)
     first_run = NOTICES_KEY not in st.session_state
@@ -239,6 +244,7 @@ def sidebar() -> Settings:
             + old_refs
         )
     st.session_state[SETTINGS_KEY] = settings
+    links.keep(page.url_path, BOUND)
     return settings
 
 

@@ -85,6 +85,32 @@ def test_settings_survive_a_page_switch():
     assert share_link(app).startswith("/sweep_charts?")
 
 
+def test_a_page_switch_puts_back_the_settings_the_browser_dropped():
+    """The browser carries a bound parameter to the next page only once it has registered the
+    widget's binding, as the widget mounts: a click right after a deep link loaded dropped
+    them, and the URL of the next page lost them (the browser test races it for real)."""
+    app = open_app("app_pages/recall_tables.py", size="600", chunker="fixed", refs="off")
+    app.switch_page("app_pages/sweep_charts.py")
+    del app.query_params["size"], app.query_params["chunker"]  # what the browser sent
+    app.run()
+    assert not app.exception
+    assert (app.query_params["size"], app.query_params["chunker"]) == ("600", "fixed")
+    assert app.query_params["refs"] == "off"
+    assert app.number_input(key="size").value == 600
+    assert (settings(app).size, settings(app).chunkers) == (600, ("fixed",))
+
+
+def test_a_setting_put_back_to_its_default_stays_there_on_the_next_page():
+    app = open_app("app_pages/recall_tables.py", size="600")
+    app.number_input(key="size").set_value(450)
+    del app.query_params["size"]  # the browser leaves a default out of its URL
+    app.run()
+    assert "size" not in app.query_params and settings(app).size == 450
+    app.switch_page("app_pages/sweep_charts.py").run()
+    assert "size" not in app.query_params
+    assert app.number_input(key="size").value == settings(app).size == 450
+
+
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
     [

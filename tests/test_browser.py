@@ -446,7 +446,7 @@ NAVIGATION = """() => [...document.querySelectorAll('[data-testid="stSidebarNav"
 def test_the_sidebar_lists_the_apps_own_pages_once(server, browser, size):
     """Issue 23: the sidebar shows the navigation ``streamlit_app.py`` gives, its sections and
     titles, and no list of a pages folder beside it; a deep link with settings opens its page
-    with them, and a click opens another page."""
+    with them, and a click on another page keeps them in the URL."""
     context = browser.new_context(viewport=SIZES[size])
     page = context.new_page()
     try:
@@ -470,9 +470,53 @@ def test_the_sidebar_lists_the_apps_own_pages_once(server, browser, size):
         expect(page.get_by_text("L = 600 characters", exact=False).first).to_be_visible()
         page.locator('[data-testid="stSidebarNav"]').get_by_text("Sweep charts").click()
         settle(page, "sweep_charts")
-        assert page.url.startswith(f"{server}/sweep_charts")
+        query = page.url.split("?", 1)[1].split("&")
+        assert page.url.startswith(f"{server}/sweep_charts?")
+        assert "size=600" in query and "chunker=fixed" in query
     finally:
         context.close()
+
+
+DEEP_LINK = "size=600&budget=80&chunker=fixed&chunker=structure&mode=graph&headers=true&refs=off"
+ROUNDS = 3
+
+
+def test_a_click_on_another_page_right_after_a_deep_link_keeps_its_settings(server, browser):
+    """A click on another page as soon as a deep link's run was over lost the settings of the
+    sidebar widgets the browser had not mounted yet: the URL kept some of them or only
+    ``question``, and such a widget could show its default (size 450). The run is over that
+    soon once its results are cached: the first round computes them, the next ones race the
+    browser's mounting."""
+    for _ in range(ROUNDS):
+        context = browser.new_context(viewport=SIZES["1280x720"])
+        page = context.new_page()
+        try:
+            page.goto(f"{server}/?{DEEP_LINK}")
+            settle(page, "")  # the run is over: click at once
+            page.locator('[data-testid="stSidebarNav"]').get_by_text("Recall tables").click()
+            settle(page, "recall_tables")
+            caption = "L = 600 characters · budget = 80 words · references off"
+            expect(page.get_by_text(caption, exact=False)).to_be_visible()
+            assert_sidebar_carries_the_deep_link(page, server, "recall_tables")
+        finally:
+            context.close()
+
+
+def assert_sidebar_carries_the_deep_link(page, server: str, path: str) -> None:
+    query = page.url.split("?", 1)[1].split("&")
+    assert page.url.startswith(f"{server}/{path}?")
+    assert set(DEEP_LINK.split("&")) <= set(query), query
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert size_input(page).input_value() == "600"
+    budget = sidebar.locator('input[type="range"][aria-label="Context budget (words)"]')
+    assert budget.input_value() == "80"
+    chunkers = sidebar.locator('[data-testid="stMultiSelect"]').filter(has_text="Chunkers")
+    assert chunkers.inner_text().split("\n")[1:] == ["", "fixed", "structure"]
+    modes = sidebar.get_by_role("toolbar", name="Retrieval")
+    pressed = [b.get_attribute("aria-pressed") for b in modes.get_by_role("button").all()]
+    assert pressed == ["false", "true"]  # flat, graph
+    assert sidebar.get_by_role("switch", name="Heading-path prefixes").is_checked()
+    assert sidebar.get_by_role("radio", name="off", exact=True).is_checked()
 
 
 @pytest.mark.parametrize("size", list(SIZES))

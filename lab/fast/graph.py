@@ -327,3 +327,41 @@ def _sparse_row_sums(products: np.ndarray) -> np.ndarray:
     if len(filled):
         sums[filled] = np.add.reduceat(products[nonzero], (np.cumsum(counts) - counts)[filled])
     return sums
+
+
+def seeded_power_iteration(
+    walk: sp.csr_array,
+    sinks: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    weights: np.ndarray,
+    q: int,
+    alpha: float,
+    iterations: int,
+) -> np.ndarray:
+    """``lab.graph.pagerank_power_iteration`` of the n x q restart holding float32 ``weights``
+    at ``(rows, cols)`` (each position once, zeros elsewhere), the same floats: the restart's
+    terms (``alpha p0`` and the dangling mass's return) are added at the seeds only, since
+    adding a zero elsewhere leaves every (non-negative) entry as it was."""
+    p0 = np.zeros((walk.shape[0], q), dtype=np.float32)
+    p0[rows, cols] = weights
+    follow, stay = np.float32(1 - alpha), np.float32(alpha)
+    base = stay * weights
+    p = p0
+    for _ in range(iterations):
+        step = walk @ p
+        if len(sinks):
+            step[rows, cols] += weights * p[sinks].sum(axis=0)[cols]
+        step *= follow
+        step[rows, cols] += base
+        p = step
+    return p
+
+
+TRANSPOSE_COLUMNS = 512  # rows of the iterate written out together (a block stays in cache)
+
+
+def put_transposed(out: np.ndarray, block: np.ndarray) -> None:
+    """``out[:] = block.T`` (``out`` q x n, ``block`` n x q), a band of rows at a time."""
+    for at in range(0, block.shape[0], TRANSPOSE_COLUMNS):
+        out[:, at : at + TRANSPOSE_COLUMNS] = block[at : at + TRANSPOSE_COLUMNS].T

@@ -329,6 +329,9 @@ def _sparse_row_sums(products: np.ndarray) -> np.ndarray:
     return sums
 
 
+REACHED_SHARE = 0.5  # steps multiply only the reached chunks' columns while so few are reached
+
+
 def seeded_power_iteration(
     walk: sp.csr_array,
     sinks: np.ndarray,
@@ -342,14 +345,21 @@ def seeded_power_iteration(
     """``lab.graph.pagerank_power_iteration`` of the n x q restart holding float32 ``weights``
     at ``(rows, cols)`` (each position once, zeros elsewhere), the same floats: the restart's
     terms (``alpha p0`` and the dangling mass's return) are added at the seeds only, since
-    adding a zero elsewhere leaves every (non-negative) entry as it was."""
-    p0 = np.zeros((walk.shape[0], q), dtype=np.float32)
+    adding a zero elsewhere leaves every (non-negative) entry as it was. While the mass has
+    reached at most ``REACHED_SHARE`` of the chunks, a step multiplies only the walk's columns
+    of the chunks it has reached: the others' products are zeros, and SciPy adds a row's
+    products in the order of its entries, the kept ones in the same order."""
+    n = walk.shape[0]
+    p0 = np.zeros((n, q), dtype=np.float32)
     p0[rows, cols] = weights
     follow, stay = np.float32(1 - alpha), np.float32(alpha)
     base = stay * weights
-    p = p0
+    p, spread = p0, False
     for _ in range(iterations):
-        step = walk @ p
+        if not spread:  # the first steps: only the chunks the mass has reached so far
+            reached = np.flatnonzero(p.any(axis=1))
+            spread = len(reached) > REACHED_SHARE * n
+        step = walk @ p if spread else walk[:, reached] @ p[reached]
         if len(sinks):
             step[rows, cols] += weights * p[sinks].sum(axis=0)[cols]
         step *= follow

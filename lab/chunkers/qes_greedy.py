@@ -160,6 +160,8 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
     stamp = [0] * len(costs)  # the round each candidate's entry was made in
     holds_evidence = set(np.flatnonzero(spans + groups).tolist())
     covered = cov.unit_covered.count
+    inside_spans, inside_groups = cov.inside_spans, cov.inside_groups
+    span_done, group_done = cov.span_covered.__getitem__, cov.group_covered.__getitem__
     pack, unpack = _DOUBLE.pack, _INT64.unpack
     pop, push = heapq.heappop, heapq.heappush
     spent, round_, k, m = 0, 0, 0, len(first)
@@ -174,10 +176,14 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
         if spent + cost > budget:
             continue
         if stamp[c] != round_:
-            if c in holds_evidence:
-                g = cov.gain(c)
+            j, i = firsts[c], stops[c]
+            if c in holds_evidence:  # ``cov.gain(c)``, inline
+                spans_in, groups_in = inside_spans[c], inside_groups[c]
+                items = len(spans_in) - sum(map(span_done, spans_in)) if spans_in else 0
+                if groups_in:
+                    items += len(groups_in) - sum(map(group_done, groups_in))
+                g = items + alpha * (i - j - covered(1, j, i))
             else:  # what ``gain`` comes to for a window with no evidence inside
-                j, i = firsts[c], stops[c]
                 g = alpha * (i - j - covered(1, j, i))
             if g <= 0:
                 continue

@@ -144,12 +144,13 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
         shared = block @ later.T  # the block against the ranks from it on
         # a later rank's common norm is at most this row's: a bound without looking it up
         counts = np.diff(shared.indptr)
-        r = np.repeat(np.arange(hi - lo), counts)
-        c = shared.indices
         bar = np.repeat(floor - ranked_norm[lo:hi] ** 2 - 1e-9, counts)
-        pair = (c > r) | ((c == r) & np.repeat(several[lo:hi], counts))
-        near = np.flatnonzero((shared.data >= bar) & pair)
-        i, j = order[lo + r[near]], order[lo + c[near]]
+        high = np.flatnonzero(shared.data >= bar)  # then only these: each pair once
+        r = np.searchsorted(shared.indptr, high, side="right") - 1
+        c = shared.indices[high]
+        pair = (c > r) | ((c == r) & several[lo + r])
+        near, r, c = high[pair], r[pair], c[pair]
+        i, j = order[lo + r], order[lo + c]
         rows, cols, rare_dot = np.minimum(i, j), np.maximum(i, j), shared.data[near]
         bound = rare_dot + common_norm[rows] * common_norm[cols]
         weakest = strongest.weakest - 1e-9

@@ -278,6 +278,7 @@ class _Walk:
         self.used = np.zeros(rows, dtype=np.int64)
         self.count = np.zeros(rows, dtype=np.int64)
         self.seen = np.zeros((rows, terms.vocabulary), dtype=bool)
+        self._flat_seen = self.seen.reshape(-1)  # read and written by flat index: faster
         self.delivered = None if keys is None else np.zeros((rows, int(keys.max()) + 1), bool)
         self.taken = [(np.zeros(0, dtype=np.int64),) * 3]  # (rows, chunks, positions) per offer
 
@@ -298,7 +299,7 @@ class _Walk:
         self.used[rows] += size
         self.count[rows] += 1
         at, pair = self._tokens(chunks)
-        self.seen[rows[pair], self.terms.terms[at]] = True
+        self._flat_seen[self._cells(rows[pair], at)] = True
         if self.keys is not None:
             self.delivered[rows, self.keys[chunks]] = True
         self.taken.append((rows, chunks, np.full(len(rows), position, dtype=np.int64)))
@@ -311,10 +312,16 @@ class _Walk:
         at = np.arange(int(lengths.sum())) - np.repeat(first - starts, lengths)
         return at, np.repeat(np.arange(len(chunks)), lengths)
 
+    def _cells(self, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """The flat places in ``seen`` of rows ``rows`` and the tokens at ``at`` in ``terms``."""
+        cells = rows * self.terms.vocabulary
+        cells += self.terms.terms[at]
+        return cells
+
     def _seen_tokens(self, rows: np.ndarray, chunks: np.ndarray) -> np.ndarray:
         """Per (row, chunk) pair, the chunk's tokens (repeats counted) its row has seen."""
         at, pair = self._tokens(chunks)
-        hit = self.seen[rows[pair], self.terms.terms[at]]
+        hit = self._flat_seen[self._cells(rows[pair], at)]
         return np.bincount(pair[hit], weights=self.terms.counts[at[hit]], minlength=len(rows))
 
     def picks(self, budgets: int) -> list[Picks]:

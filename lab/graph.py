@@ -95,8 +95,9 @@ class ChunkGraph:
         position once) and zeros elsewhere, transposed: q x n, row j for restart column j.
 
         The fast path: columns never mix, so they are iterated ``PAGERANK_BLOCK`` at a time (the
-        iterate stays in cache, memory stays n x block), each block's restart made dense from
-        its seeds only; the same floats as every column at once."""
+        iterate stays in cache, memory stays n x block), each block's restart added at its seeds
+        only (``lab.fast.graph.seeded_power_iteration``); the same floats as every column at
+        once."""
         mass = np.zeros((q, self.n))
         if self.n == 0 or q == 0:
             return mass
@@ -115,9 +116,17 @@ class ChunkGraph:
         for b in range(blocks):
             lo, hi = bounds[b], bounds[b + 1]
             seeds = slice(cuts[b], cuts[b + 1])
-            restart = np.zeros((self.n, hi - lo), dtype=np.float32)
-            restart[rows[seeds], cols[seeds] - lo] = weights[seeds]
-            mass[lo:hi] = pagerank_power_iteration(walk, sinks, restart, alpha, iterations).T
+            block = fast_graph.seeded_power_iteration(
+                walk,
+                sinks,
+                rows[seeds],
+                cols[seeds] - lo,
+                weights[seeds],
+                hi - lo,
+                alpha,
+                iterations,
+            )
+            fast_graph.put_transposed(mass[lo:hi], block)
         return mass
 
     def to_networkx(self):

@@ -362,6 +362,7 @@ def build_index(
         else size
         for t in types
     )
+    trained = learns(corpus, chunker)  # the others are given no training: they read none
     for d, doc in enumerate(corpus.documents):
         made, plan = chunk_document(
             doc,
@@ -369,7 +370,7 @@ def build_index(
             chunker,
             size,
             overlap,
-            training_for(corpus, d),
+            training_for(corpus, d) if trained else Training(),
             headers=headers,
             refs=refs,
             first_id=len(chunks),

@@ -24,7 +24,7 @@ from lab.chunkers import (
     touched_provisions,
     word_counts,
 )
-from lab.chunkers.qes_greedy import INDEX_BUDGET, Coverage, greedy_lazy
+from lab.chunkers.qes_greedy import INDEX_BUDGET, Coverage, greedy_lazy, greedy_plain
 from lab.chunkers.recursive import split_units
 from lab.formats.text import parse_document
 from lab.generate import generate_corpus
@@ -406,23 +406,6 @@ def test_chunking_a_real_text_keeps_every_chunk_on_its_source():
     assert all(c.words == len(c.text.split()) for c in chunks)
 
 
-def plain_greedy(cov: Coverage, budget: float) -> list[int]:
-    """Cost-benefit greedy evaluating every candidate each round: the best gain per character
-    that still fits, ties to the lower index."""
-    chosen, spent = [], 0
-    while True:
-        best = None
-        for c, (_, _, cost) in enumerate(cov.candidates):
-            gain = cov.gain(c)
-            if spent + cost <= budget and gain > 0 and (best is None or (-gain / cost, c) < best):
-                best = (-gain / cost, c)
-        if best is None:
-            return chosen
-        chosen.append(best[1])
-        cov.choose(best[1])
-        spent += cov.candidates[best[1]][2]
-
-
 @settings(max_examples=60)
 @given(markdown_documents(), st.sampled_from([20, 45, 80, 160]), st.data())
 def test_qes_greedy_lazy_choice_is_the_plain_greedys(text, size, data):
@@ -434,7 +417,7 @@ def test_qes_greedy_lazy_choice_is_the_plain_greedys(text, size, data):
     questions = data.draw(st.lists(st.lists(spans, min_size=1, max_size=3).map(tuple), max_size=6))
     training = Training(tuple(questions))
     budget = data.draw(st.sampled_from([0.3, 0.8, INDEX_BUDGET])) * len(text)
-    expected = plain_greedy(Coverage(doc, size, training), budget)
+    expected = greedy_plain(Coverage(doc, size, training), budget)
     cov = Coverage(doc, size, training)
     assert greedy_lazy(cov, budget) == expected
     uncovered = [cov.unit_covered, cov.span_covered, cov.group_covered]

@@ -13,7 +13,7 @@ from samples import corpora
 
 from lab import build_corpus, build_index, load_collection
 from lab.bm25 import BM25, bm25_scores_plain
-from lab.fast.graph import cosine_edges, structure_edges
+from lab.fast.graph import cosine_edges, seeded_power_iteration, structure_edges
 from lab.generate import generate_corpus
 from lab.graph import (
     ChunkGraph,
@@ -182,6 +182,34 @@ def test_blocked_pagerank_is_the_power_iteration_over_every_column(n, q, sinks, 
     shuffled = rng.permutation(len(rows))  # the seeds may come in any order
     got = graph.seeded_pagerank(rows[shuffled], cols[shuffled], restart[rows, cols][shuffled], q)
     assert got.shape == (q, n) and got.tobytes() == np.ascontiguousarray(want.T).tobytes()
+
+
+def chain_walk(n: int, sinks: int) -> tuple[sp.csr_array, np.ndarray]:
+    """The walk of a path of chunks (mass reaches one more chunk each step), the last
+    ``sinks`` chunks without an edge, in float32."""
+    ends = n - sinks
+    rows = np.arange(ends - 1)
+    half = sp.csr_matrix((0.2 + (rows % 7) / 10, (rows, rows + 1)), shape=(n, n))
+    walk, dangling = ChunkGraph(n, {}, sp.csr_matrix(half + half.T)).transition()
+    return sp.csr_array(walk.astype(np.float32)), np.flatnonzero(dangling)
+
+
+@pytest.mark.parametrize(("n", "q", "sinks", "alpha"), [(90, 5, 0, 0.5), (120, 7, 4, 0.15)])
+def test_pagerank_from_seeds_is_the_power_iteration_while_the_mass_spreads(n, q, sinks, alpha):
+    # On a path the mass reaches a chunk or two more each step: the first steps multiply only
+    # the reached chunks' columns, the later ones the whole walk.
+    walk, dangling = chain_walk(n, sinks)
+    rng = np.random.default_rng(n)
+    restart = seeded_restart(rng, n - sinks, q, empty=1)
+    restart = np.vstack([restart, np.zeros((sinks, q))]).astype(np.float32)
+    restart[n - 1, 0] = 0.25 if sinks else 0.0  # a seed at a dangling chunk
+    rows, cols = np.nonzero(restart)
+    for iterations in (0, 1, 3, 25, 80):
+        want = pagerank_power_iteration(walk, dangling, restart, alpha, iterations)
+        got = seeded_power_iteration(
+            walk, dangling, rows, cols, restart[rows, cols], q, alpha, iterations
+        )
+        assert got.dtype == np.float32 and got.tobytes() == want.tobytes()
 
 
 def test_seeded_pagerank_of_no_chunks_or_no_questions_is_empty():

@@ -8,7 +8,7 @@ queue picks exactly what the plain greedy picks.
 from __future__ import annotations
 
 import heapq
-from itertools import repeat
+import struct
 
 import numpy as np
 
@@ -101,12 +101,46 @@ class Coverage:
             self.group_covered[k] = 1
 
 
-def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
-    """Cost-benefit greedy with lazy (priority-queue) re-evaluation.
+def greedy_plain(cov: Coverage, budget: float) -> list[int]:
+    """The cost-benefit greedy, the plain rule: every round evaluates every candidate and takes
+    the best gain per character (``gain / cost``) among those that still fit ``budget`` and gain
+    something, ties to the lower index; it stops when none is left. ``greedy_lazy`` is its fast
+    path, the same choices."""
+    chosen, spent = [], 0
+    while True:
+        best = None
+        for c, (_, _, cost) in enumerate(cov.candidates):
+            gain = cov.gain(c)
+            if spent + cost <= budget and gain > 0 and (best is None or (-gain / cost, c) < best):
+                best = (-gain / cost, c)
+        if best is None:
+            return chosen
+        chosen.append(best[1])
+        cov.choose(best[1])
+        spent += cov.candidates[best[1]][2]
 
-    The queue is ordered by (-gain / cost, candidate). Every candidate's first entry (its gain
-    while nothing is covered) is in a list sorted once; only re-evaluated entries go through a
-    heap, and the next entry is the smaller of the two fronts."""
+
+_DOUBLE, _INT64 = struct.Struct("<d"), struct.Struct("<q")
+_LOW = 0x7FFFFFFFFFFFFFFF
+
+
+def _ordered(ratios: np.ndarray) -> np.ndarray:
+    """Floats (no NaN) as int64 in the same order: their bits, all but the sign flipped when
+    negative."""
+    bits = np.ascontiguousarray(ratios, dtype=np.float64).view(np.int64)
+    return np.where(bits < 0, bits ^ _LOW, bits)
+
+
+def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
+    """``greedy_plain``'s choices by lazy (priority-queue) re-evaluation: a gain never grows
+    (the objective is submodular), so a candidate whose gain, looked at again, still leads the
+    queue is the round's best.
+
+    The queue is ordered by (-gain / cost, candidate), each entry one int (the ratio's float
+    bits made ordered, then the candidate), compared faster than tuples; each candidate has one
+    entry at a time, its round kept beside it. Every candidate's first entry (its gain while
+    nothing is covered) is in a list sorted once; only re-evaluated entries go through a heap,
+    and the next entry is the smaller of the two fronts."""
     alpha = cov.alpha
     spans = np.fromiter(map(len, cov.inside_spans), dtype=np.int64, count=len(cov.candidates))
     groups = np.fromiter(map(len, cov.inside_groups), dtype=np.int64, count=len(cov.candidates))
@@ -114,34 +148,51 @@ def greedy_lazy(cov: Coverage, budget: float) -> list[int]:
     ratios = -gains / cov.costs
     keep = np.flatnonzero((gains > 0) & (cov.costs <= budget))
     keep = keep[np.lexsort((keep, ratios[keep]))]
-    first = list(zip(ratios[keep].tolist(), keep.tolist(), repeat(0)))
-    heap: list[tuple[float, int, int]] = []
+    shift = max(1, len(cov.candidates)).bit_length()
+    mask = (1 << shift) - 1
+    first = [
+        (key << shift) + c
+        for key, c in zip(_ordered(ratios[keep]).tolist(), keep.tolist(), strict=True)
+    ]
+    heap: list[int] = []
     chosen: list[int] = []
     costs, firsts, stops = cov.costs.tolist(), cov.first.tolist(), cov.stop.tolist()
+    stamp = [0] * len(costs)  # the round each candidate's entry was made in
     holds_evidence = set(np.flatnonzero(spans + groups).tolist())
     covered = cov.unit_covered.count
+    inside_spans, inside_groups = cov.inside_spans, cov.inside_groups
+    span_done, group_done = cov.span_covered.__getitem__, cov.group_covered.__getitem__
+    pack, unpack = _DOUBLE.pack, _INT64.unpack
+    pop, push = heapq.heappop, heapq.heappush
     spent, round_, k, m = 0, 0, 0, len(first)
     while k < m or heap:
         if heap and (k == m or heap[0] < first[k]):
-            neg_ratio, c, stamp = heapq.heappop(heap)
+            entry = pop(heap)
         else:
-            neg_ratio, c, stamp = first[k]
+            entry = first[k]
             k += 1
+        c = entry & mask
         cost = costs[c]
         if spent + cost > budget:
             continue
-        if stamp != round_:
-            if c in holds_evidence:
-                g = cov.gain(c)
+        if stamp[c] != round_:
+            j, i = firsts[c], stops[c]
+            if c in holds_evidence:  # ``cov.gain(c)``, inline
+                spans_in, groups_in = inside_spans[c], inside_groups[c]
+                items = len(spans_in) - sum(map(span_done, spans_in)) if spans_in else 0
+                if groups_in:
+                    items += len(groups_in) - sum(map(group_done, groups_in))
+                g = items + alpha * (i - j - covered(1, j, i))
             else:  # what ``gain`` comes to for a window with no evidence inside
-                j, i = firsts[c], stops[c]
                 g = alpha * (i - j - covered(1, j, i))
             if g <= 0:
                 continue
-            if -g / cost != neg_ratio:
-                entry = (-g / cost, c, round_)
-                if (heap and heap[0] < entry) or (k < m and first[k] < entry):
-                    heapq.heappush(heap, entry)
+            bits = unpack(pack(-g / cost))[0]
+            again = ((bits ^ _LOW if bits < 0 else bits) << shift) + c
+            if again != entry:
+                stamp[c] = round_
+                if (heap and heap[0] < again) or (k < m and first[k] < again):
+                    push(heap, again)
                     continue
             # Unchanged, or still ahead of both fronts: pushed back it would come out next (ties
             # go to the lower index; no other entry is the same candidate's).

@@ -144,12 +144,13 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
         shared = block @ later.T  # the block against the ranks from it on
         # a later rank's common norm is at most this row's: a bound without looking it up
         counts = np.diff(shared.indptr)
-        r = np.repeat(np.arange(hi - lo), counts)
-        c = shared.indices
         bar = np.repeat(floor - ranked_norm[lo:hi] ** 2 - 1e-9, counts)
-        pair = (c > r) | ((c == r) & np.repeat(several[lo:hi], counts))
-        near = np.flatnonzero((shared.data >= bar) & pair)
-        i, j = order[lo + r[near]], order[lo + c[near]]
+        high = np.flatnonzero(shared.data >= bar)  # then only these: each pair once
+        r = np.searchsorted(shared.indptr, high, side="right") - 1
+        c = shared.indices[high]
+        pair = (c > r) | ((c == r) & several[lo + r])
+        near, r, c = high[pair], r[pair], c[pair]
+        i, j = order[lo + r], order[lo + c]
         rows, cols, rare_dot = np.minimum(i, j), np.maximum(i, j), shared.data[near]
         bound = rare_dot + common_norm[rows] * common_norm[cols]
         weakest = strongest.weakest - 1e-9
@@ -327,3 +328,51 @@ def _sparse_row_sums(products: np.ndarray) -> np.ndarray:
     if len(filled):
         sums[filled] = np.add.reduceat(products[nonzero], (np.cumsum(counts) - counts)[filled])
     return sums
+
+
+REACHED_SHARE = 0.5  # steps multiply only the reached chunks' columns while so few are reached
+
+
+def seeded_power_iteration(
+    walk: sp.csr_array,
+    sinks: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    weights: np.ndarray,
+    q: int,
+    alpha: float,
+    iterations: int,
+) -> np.ndarray:
+    """``lab.graph.pagerank_power_iteration`` of the n x q restart holding float32 ``weights``
+    at ``(rows, cols)`` (each position once, zeros elsewhere), the same floats: the restart's
+    terms (``alpha p0`` and the dangling mass's return) are added at the seeds only, since
+    adding a zero elsewhere leaves every (non-negative) entry as it was. While the mass has
+    reached at most ``REACHED_SHARE`` of the chunks, a step multiplies only the walk's columns
+    of the chunks it has reached: the others' products are zeros, and SciPy adds a row's
+    products in the order of its entries, the kept ones in the same order."""
+    n = walk.shape[0]
+    p0 = np.zeros((n, q), dtype=np.float32)
+    p0[rows, cols] = weights
+    follow, stay = np.float32(1 - alpha), np.float32(alpha)
+    base = stay * weights
+    p, spread = p0, False
+    for _ in range(iterations):
+        if not spread:  # the first steps: only the chunks the mass has reached so far
+            reached = np.flatnonzero(p.any(axis=1))
+            spread = len(reached) > REACHED_SHARE * n
+        step = walk @ p if spread else walk[:, reached] @ p[reached]
+        if len(sinks):
+            step[rows, cols] += weights * p[sinks].sum(axis=0)[cols]
+        step *= follow
+        step[rows, cols] += base
+        p = step
+    return p
+
+
+TRANSPOSE_COLUMNS = 512  # rows of the iterate written out together (a block stays in cache)
+
+
+def put_transposed(out: np.ndarray, block: np.ndarray) -> None:
+    """``out[:] = block.T`` (``out`` q x n, ``block`` n x q), a band of rows at a time."""
+    for at in range(0, block.shape[0], TRANSPOSE_COLUMNS):
+        out[:, at : at + TRANSPOSE_COLUMNS] = block[at : at + TRANSPOSE_COLUMNS].T

@@ -58,8 +58,9 @@ def main() -> None:
         return
     chars, n = (20_000, 100) if args.quick else (100_000, 1000)
     text, qe = generated(chars, n)
-    config = LabConfig(chunkers=("recursive",), modes=("flat",), size=SIZE, budget=BUDGET)
-    config = LabConfig(**{**vars(config), "split": "all"})
+    config = LabConfig(
+        chunkers=("recursive",), modes=("flat",), size=SIZE, budget=BUDGET, split="all"
+    )
     ours = lambda: run_lab(build_corpus({"generated": text}, qe), config, cache=LabCache())  # noqa: E731
     theirs = lambda: peers_job(text, qe["questions"])  # noqa: E731
     recall = theirs()  # compiles bm25s's numba functions

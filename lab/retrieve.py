@@ -224,7 +224,8 @@ def _blend(
     first: np.ndarray, mass: np.ndarray, seeded: np.ndarray, mask: np.ndarray | None
 ) -> np.ndarray:
     """``0.6 s/max(s) + 0.4 p/max(p)`` for each ``seeded`` question (row), 0 for the others and
-    where ``mask`` is False; a block of rows at a time."""
+    where ``mask`` is False; a block of rows at a time. ``mass`` (float32, PageRank's own) is
+    read as float64, the type the blend is computed in."""
     scores = np.zeros(first.shape, dtype=first.dtype)  # pages untouched until written
     share, walk = np.empty_like(first[:BLEND_ROWS]), np.empty_like(first[:BLEND_ROWS])
     for lo in range(0, len(first), BLEND_ROWS):
@@ -237,8 +238,11 @@ def _blend(
         f, p = first[rows], mass[rows]
         blend = np.multiply(f, BM25_SHARE, out=scores[rows] if whole else share[: len(f)])
         blend /= f.max(axis=1)[:, None]
-        part = np.multiply(p, 1 - BM25_SHARE, out=walk[: len(f)])
-        part /= p.max(axis=1)[:, None]
+        part = walk[: len(f)]
+        part[:] = p  # float64, exactly
+        top = part.max(axis=1)[:, None]
+        part *= 1 - BM25_SHARE
+        part /= top
         blend += part
         if mask is not None:
             blend[~mask[rows]] = 0.0

@@ -522,7 +522,7 @@ def assert_sidebar_carries_the_deep_link(page, server: str, path: str) -> None:
 @pytest.mark.parametrize("size", list(SIZES))
 def test_sweep_panels_are_tall_and_wrap_at_the_width_there_is(server, browser, size):
     """Issue 21, item 3: one panel per chunker, each tall enough to read, in rows that wrap
-    within the page: three side by side at both sizes."""
+    within the page: three side by side at both sizes, all of one size."""
     context = browser.new_context(viewport=SIZES[size])
     page = context.new_page()
     try:
@@ -535,6 +535,9 @@ def test_sweep_panels_are_tall_and_wrap_at_the_width_there_is(server, browser, s
         assert all(b["height"] >= 220 for b in boxes), boxes
         assert all(b["x"] + b["width"] <= block["x"] + block["width"] + 1 for b in boxes), boxes
         assert len({round(b["y"]) for b in boxes[:3]}) == 1  # three in the first row
+        # every panel the same size, whatever its data: the plots line up (a wide line at
+        # 100% once padded its panel 5 px taller, its plot 5 px lower than its neighbours')
+        assert len({round(b["height"]) for b in boxes}) == 1, boxes
     finally:
         context.close()
 

@@ -17,6 +17,7 @@ MEASURES = ("complete", "partial")
 # 1440 px, two at 1280 px (a projector), one on a narrow window; the page never scrolls sideways.
 PANEL_WIDTH = 195  # the plot; with its axis a panel is about 255 px wide
 PANEL_HEIGHT = 190
+Y_TOP = 1.05  # the y axis's top: 100% and room above it for half the widest line
 FIXED = alt.AutoSizeParams(type="pad")  # the size the spec says: the plot does not shrink to fit
 CELL = 30  # a heatmap cell's width in pixels: room for "100" at the projector's text size
 # line widths by number of modes, widest first (drawn under): equal lines stay visible
@@ -135,8 +136,13 @@ def sweep_panel(
         title="budget (words)" if x == "budget" else "chunk size L (characters)",
         scale=alt.Scale(zero=False),
     )
+    # Headroom over 100%: a wide line there stays inside the plot, so no panel is padded for
+    # it and every panel's plot sits at the same height.
     axis_y = alt.Y(
-        "recall:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title=None
+        "recall:Q",
+        scale=alt.Scale(domain=[0, Y_TOP], nice=False),
+        axis=alt.Axis(format="%", tickCount=5),
+        title=None,
     )
     tooltip = [
         alt.Tooltip("chunker:N"),

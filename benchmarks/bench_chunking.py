@@ -17,7 +17,7 @@ from pathlib import Path
 from common import arguments, cpu_seconds, figure, generated, missing, ratio_line, side_by_side
 
 from lab import parse_document
-from lab.chunkers import Training, chunk_document
+from lab.chunkers import Params, chunk_document
 
 SIZE = 450
 VIM = Path("/usr/share/vim/vim90/doc/version8.txt")
@@ -25,7 +25,7 @@ VIM = Path("/usr/share/vim/vim90/doc/version8.txt")
 
 def ours(text: str) -> list:
     doc = parse_document(text, "bench")
-    return chunk_document(doc, 0, "recursive", SIZE, 0, Training())[0]
+    return chunk_document(doc, 0, "recursive", Params(SIZE, 0))[0]
 
 
 def peers() -> dict:

@@ -10,7 +10,14 @@ configurations. No UI code here.
 
 from .adaptive import ADAPTIVE
 from .cache import LabCache
-from .chunkers import CHUNKERS, REFERENCE_PLACEMENTS, Chunk, chunker_status, reference_placement
+from .chunkers import (
+    CHUNKERS,
+    REFERENCE_PLACEMENTS,
+    Chunk,
+    chunker_status,
+    reference_placement,
+    references_switched,
+)
 from .chunkers.base import ChunkerFailed
 from .chunkers.parent_child import parents_over_budget
 from .cluster import ClusterError, DistributedUnavailable, distributed_status
@@ -178,6 +185,7 @@ __all__ = [
     "FORMATS",
     "ranking_depth",
     "reference_placement",
+    "references_switched",
     "question_count",
     "question_budget",
     "run_lab",

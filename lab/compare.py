@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from .adaptive import ADAPTIVE
 from .cache import LabCache
-from .chunkers import CHUNKERS, reference_placement
+from .chunkers import CHUNKERS, references_switched
 from .config import LabConfig
 from .corpus import Corpus
 from .depth import Depth, ranking_depth
@@ -153,7 +153,7 @@ def configure(base: LabConfig, settings: str | Mapping[str, str]) -> LabConfig:
             raise ValueError(f"{field} is given twice ({both} are one setting)")
         given[field] = name
         if name in OLD_NAMES:
-            changes[field] = reference_placement(base.refs, _coerce(name, bool, value))
+            changes[field] = references_switched(base.refs, _coerce(name, bool, value))
         else:
             changes[field] = _coerce(name, hints[field], value)
     return replace(base, **changes)

@@ -14,10 +14,10 @@ from .chunkers import (
     CHUNKERS,
     GUARDED,
     Chunk,
+    Params,
     Training,
     chunk_document,
     chunker_status,
-    reference_placement,
 )
 from .collection import POLICY_CHUNKER
 from .corpus import Corpus
@@ -345,7 +345,15 @@ def build_index(
     (:mod:`lab.chunkers.guard`). With a ``tokenizer`` (``lab.tokens.Tokenizer``), ``size``,
     ``overlap`` and the budget the index's ``words`` are read against count its tokens."""
     check_chunking(chunker, size, overlap)
-    reference_placement(refs)
+    params = Params(  # what every document's chunker is given; refs checked here
+        size,
+        overlap,
+        refs=refs,
+        embedder=embedder,
+        policy=corpus.policy,
+        heading_guard=heading_guard,
+        tokenizer=tokenizer,
+    )
     if (CHUNKERS[chunker].dense or late) and embedder is None:
         from .embed import DenseUnavailable
 
@@ -368,17 +376,13 @@ def build_index(
             doc,
             d,
             chunker,
-            size,
-            overlap,
-            training_for(corpus, d) if trained else Training(),
+            replace(
+                params,
+                training=training_for(corpus, d) if trained else Training(),
+                doc_type=types[d],
+            ),
             headers=headers,
-            refs=refs,
             first_id=len(chunks),
-            embedder=embedder,
-            doc_type=types[d],
-            policy=corpus.policy,
-            heading_guard=heading_guard,
-            tokenizer=tokenizer,
         )
         chunks.extend(made)
         cuts.append(plan.cuts)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from samples import REAL_DOCUMENTS, SPEC_CHUNKERS, corpora
 
 from lab import build_corpus, build_index, parse_document
-from lab.chunkers import Training, chunk_document
+from lab.chunkers import Params, Training, chunk_document
 from lab.chunkers.base import fit_units, split_long
 from lab.chunkers.qes_dp import segment
 from lab.chunkers.qes_greedy import Coverage, greedy_lazy, select_windows
@@ -47,9 +47,10 @@ TORCH_PATH = "1 Definitions \u203a 1.2 Torch"
 NO_TRAINING = Training()
 
 
-def plan(text, chunker, size, overlap=0, training=NO_TRAINING, **toggles):
+def plan(text, chunker, size, overlap=0, training=NO_TRAINING, headers=False, **params):
     doc = parse_document(text)
-    chunks, made = chunk_document(doc, 0, chunker, size, overlap, training, **toggles)
+    given = Params(size, overlap, training, **params)
+    chunks, made = chunk_document(doc, 0, chunker, given, headers=headers)
     return doc, chunks, made
 
 

@@ -16,6 +16,7 @@ from line_reader import LineByLine, document_contents
 from samples import markdown_documents, real_text
 
 from lab.chunkers import (
+    Params,
     Training,
     _cited,
     _touched,
@@ -401,7 +402,7 @@ def test_chunking_a_real_text_keeps_every_chunk_on_its_source():
     if not path.is_file():
         pytest.skip(f"{path} is not on this machine")
     doc = parse_document(path.read_text(encoding="utf-8"))
-    chunks, _ = chunk_document(doc, 0, "recursive", 450, 0, Training())
+    chunks, _ = chunk_document(doc, 0, "recursive", Params(450, 0))
     assert all(c.text == doc.text[c.start : c.end] for c in chunks if not c.cites)
     assert all(c.words == len(c.text.split()) for c in chunks)
 
@@ -474,7 +475,7 @@ def test_chunks_built_column_by_column_are_those_built_one_by_one(text, chunker,
     # Without a heading path or delivered reference text, a chunk is its body verbatim; with
     # them (structure), each is built one by one: both as the single-span helpers give them.
     doc = parse_document(text)
-    chunks, plan = chunk_document(doc, 2, chunker, size, 0, Training(), refs=refs, first_id=first)
+    chunks, plan = chunk_document(doc, 2, chunker, Params(size, 0, refs=refs), first_id=first)
     assert [c.source[0] for c in chunks] == list(plan.bodies)
     for k, c in enumerate(chunks):
         start, end = c.source[0]

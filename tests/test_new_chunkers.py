@@ -12,7 +12,7 @@ from samples import corpora
 
 from lab import LabConfig, build_corpus, build_index, explain, parse_document, run_lab
 from lab.chunkers import CHUNKERS, Params, chunk_document
-from lab.chunkers.base import Training, fit_units
+from lab.chunkers.base import fit_units
 from lab.chunkers.recursive import split_words
 from lab.chunkers.semantic import similarity_cuts
 from lab.generate import generate_corpus
@@ -104,13 +104,13 @@ def test_recursive_headers_toggle_prefixes_the_heading_path():
         "## 1 Access\n\n### 1.1 Gates\n\nThe gate opens at dusk.\n\n### 1.2 Parking\n\nPark here."
     )
     doc = parse_document(text)
-    chunks, _ = chunk_document(doc, 0, "recursive", 40, 0, Training(), headers=True)
+    chunks, _ = chunk_document(doc, 0, "recursive", Params(40, 0), headers=True)
     assert [c.text for c in chunks] == [
         "## 1 Access",  # owns no provision: no path
         "[1 Access \u203a 1.1 Gates] ### 1.1 Gates\n\nThe gate opens at dusk.",
         "[1 Access \u203a 1.2 Parking] ### 1.2 Parking\n\nPark here.",
     ]
-    plain, _ = chunk_document(doc, 0, "recursive", 40, 0, Training())
+    plain, _ = chunk_document(doc, 0, "recursive", Params(40, 0))
     assert [c.text for c in plain] == [text[c.start : c.end] for c in chunks]
 
 
@@ -241,7 +241,7 @@ def test_parent_child_children_pack_whole_units_up_to_a_third_of_L():
 
 def test_parent_child_delivers_the_parent_with_its_path_and_searches_the_child():
     doc = parse_document(GATES)
-    chunks, _ = chunk_document(doc, 0, "parent-child", 180, 0, Training())
+    chunks, _ = chunk_document(doc, 0, "parent-child", Params(180, 0))
     gates = chunks[1]
     assert gates.text == f"[1 Access \u203a 1.1 Gates] {GATE_BODY}"
     assert gates.search == "The north gate opens at dusk. The south gate stays shut."

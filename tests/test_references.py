@@ -4,7 +4,7 @@ off; and the older on/off switch still understood."""
 import pytest
 
 from lab import LabConfig, build_corpus, build_index, configure, explain, run_lab
-from lab.chunkers import REFERENCE_MARK
+from lab.chunkers import REFERENCE_MARK, REFERENCE_PLACEMENTS, Params, references_switched
 
 RULES = """\
 ## 1 Definitions
@@ -100,6 +100,15 @@ def test_older_resolve_refs_switch_is_read_where_old_settings_are_translated():
         LabConfig(resolve_refs=False)
     with pytest.raises(TypeError, match="resolve_refs"):
         build_index(corpus(), "structure", 450, resolve_refs=False)
+    with pytest.raises(TypeError, match="resolve_refs"):
+        Params(450, resolve_refs=False)  # chunkers are given the placement, and read it
+    assert [Params(450, refs=r).resolve_refs for r in ("delivered", "index-only", "off")] == [
+        True,
+        True,
+        False,
+    ]
+    switched = [references_switched(r, on) for on in (True, False) for r in REFERENCE_PLACEMENTS]
+    assert switched == ["delivered", "index-only", "delivered", "off", "off", "off"]
 
 
 def test_unknown_placement_names_the_choices():
@@ -107,6 +116,10 @@ def test_unknown_placement_names_the_choices():
         LabConfig(refs="sometimes")
     with pytest.raises(ValueError, match="refs must be one of"):
         build_index(corpus(), "structure", 450, refs="yes")
+    with pytest.raises(ValueError, match="refs must be one of"):
+        Params(450, refs="yes")
+    with pytest.raises(ValueError, match="refs must be one of"):
+        references_switched("yes", False)
 
 
 def test_results_carry_the_placement():

@@ -18,7 +18,7 @@ from lab import (
     context_note,
     explain,
     question_budget,
-    reference_placement,
+    references_switched,
     reranker_for,
 )
 
@@ -86,7 +86,7 @@ def _layout(_corpus: Corpus, digest: str, config: LabConfig, nodes: tuple[int, .
     positions stay put when references are switched off (chunk bodies do not change)."""
     chunker = config.chunkers[0]
     index = cache.index(
-        _corpus, replace(config, refs=reference_placement(config.refs, True)), chunker
+        _corpus, replace(config, refs=references_switched(config.refs, True)), chunker
     )
     mine = cache.index(_corpus, config, chunker)
     if [c.source[0] for c in index.chunks] != [c.source[0] for c in mine.chunks]:
@@ -380,7 +380,7 @@ def node_clicked() -> None:
 def edge_metrics(of: Corpus, config: LabConfig, chunker: str, view: GraphView) -> None:
     """Chunks and edges by type, each against the same graph with references toggled."""
     resolved = config.refs != "off"
-    other = edge_counts(of, config, chunker, reference_placement(config.refs, not resolved))
+    other = edge_counts(of, config, chunker, references_switched(config.refs, not resolved))
     against = f"vs references {'off' if resolved else 'on'}"
     cols = st.columns(len(EDGE_COLORS) + 1)
     cols[0].metric("Chunks", view.total)

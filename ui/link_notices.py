@@ -25,7 +25,7 @@ from lab import (
     LabConfig,
     chunker_status,
     embed,
-    reference_placement,
+    references_switched,
 )
 
 from . import cache, links
@@ -212,7 +212,7 @@ def read_old_refs(prefix: str = "", current: str = LabConfig.refs) -> list[str]:
             f"**{using if using in REFERENCE_PLACEMENTS else current}**."
         ]
     if key not in st.query_params:
-        st.session_state[key] = reference_placement(current, flag)
+        st.session_state[key] = references_switched(current, flag)
     return []
 
 

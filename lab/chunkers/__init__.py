@@ -37,6 +37,7 @@ from .base import (
     chunker_status,
     fitted_plan,
     reference_placement,
+    references_switched,
 )
 from .guard import GUARDED
 
@@ -53,6 +54,7 @@ __all__ = [
     "chunk_document",
     "chunker_status",
     "reference_placement",
+    "references_switched",
     "token_sized_plan",
 ]
 
@@ -202,42 +204,22 @@ def chunk_document(
     doc: Document,
     doc_index: int,
     chunker: str,
-    size: int,
-    overlap: int,
-    training: Training,
+    params: Params,
     *,
     headers: bool = False,
-    refs: str = "delivered",
     first_id: int = 0,
-    embedder=None,
-    doc_type: str = "other",
-    policy=None,
-    heading_guard: bool = False,
-    tokenizer=None,
 ) -> tuple[list[Chunk], Plan]:
     """Chunk one document with a registered chunker and build each chunk's delivered text.
 
-    Chunkers that cut on units see the document with every unit longer than ``size`` split
-    into pieces that fit (:func:`~lab.chunkers.base.fitted_plan`); the plan's ``cuts`` say where.
-    ``refs`` places the text of cited provisions for chunkers that resolve references:
-    "delivered" (appended to the chunk), "index-only" (appended to what retrieval matches only)
-    or "off". ``doc_type`` and ``policy`` (``lab.collection.Policy``) are what the by-type chunker
-    chooses by; ``heading_guard`` keeps the guarded chunkers (:data:`~lab.chunkers.guard.GUARDED`)
-    from cutting between a heading and its first unit. With a ``tokenizer``
-    (``lab.tokens.Tokenizer``), ``size`` and ``overlap`` count its tokens
-    (:func:`plan_document`)."""
-    reference_placement(refs)
-    params = Params(
-        size,
-        overlap,
-        training,
-        refs != "off",
-        embedder,
-        doc_type,
-        policy,
-        heading_guard,
-        tokenizer=tokenizer,
-    )
+    ``params`` (:class:`~lab.chunkers.base.Params`) is what the chunker is given: the size and
+    overlap (with ``params.tokenizer``, in its tokens: :func:`plan_document`), the training, the
+    document's type and the collection's policy (the by-type chunker), the heading guard, and
+    ``params.refs``, where the text of cited provisions goes for chunkers that resolve
+    references: "delivered" (appended to the chunk), "index-only" (appended to what retrieval
+    matches only) or "off". Chunkers that cut on units see the document with every unit longer
+    than the size split into pieces that fit (:func:`~lab.chunkers.base.fitted_plan`); the plan's
+    ``cuts`` say where. ``headers`` puts each chunk's heading path before its text; chunk ids
+    count from ``first_id``."""
     plan = plan_document(CHUNKERS[chunker], doc, params)
     text = doc.text
     provisions = doc.provisions
@@ -277,7 +259,7 @@ def chunk_document(
                 p = provisions[target]
                 cited.append(f"{REFERENCE_MARK} Section {p.label}: {text[excerpt[0] : excerpt[1]]}")
                 excerpts.append(excerpt)
-        delivered = refs == "delivered"
+        delivered = params.refs == "delivered"
         body = prefix + text[start:end]
         if cited and delivered:
             body = " ".join([body, *cited])

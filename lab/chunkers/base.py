@@ -18,14 +18,20 @@ REFERENCE_MARK = "\u21b3"
 REFERENCE_PLACEMENTS = ("delivered", "index-only", "off")
 
 
-def reference_placement(refs: str = "delivered", resolve_refs: bool | None = None) -> str:
-    """The placement ``refs`` names, with the older on/off switch ``resolve_refs`` applied when
-    given: False means "off"; True keeps ``refs``, or "delivered" where ``refs`` is "off"."""
+def reference_placement(refs: str = "delivered") -> str:
+    """``refs`` if it names a placement (``REFERENCE_PLACEMENTS``); else a ValueError."""
     if refs not in REFERENCE_PLACEMENTS:
         raise ValueError(f"refs must be one of {', '.join(REFERENCE_PLACEMENTS)}, got {refs!r}")
-    if resolve_refs is None:
-        return refs
-    if not resolve_refs:
+    return refs
+
+
+def references_switched(refs: str, on: bool) -> str:
+    """The placement ``refs`` with references switched on or off: off is "off"; on keeps
+    ``refs``, or "delivered" where ``refs`` is "off". What an old link's on/off switch
+    ``resolve_refs=true|false`` says beside ``refs`` (read only where old links are translated:
+    ``lab.compare``, ``ui.link_notices``), and the chunk graph's other graph to compare with."""
+    reference_placement(refs)
+    if not on:
         return "off"
     return "delivered" if refs == "off" else refs
 
@@ -115,20 +121,30 @@ class Training:
 @dataclass(frozen=True, slots=True)
 class Params:
     """What every chunker is given: the size limit ``L`` in characters, the window overlap, the
-    training evidence, whether references are resolved, an embedder (dense chunkers only), and
-    the document's type with the collection's policy (``lab.collection.Policy``: the by-type
-    chunker), and whether the heading guard is on (:mod:`lab.chunkers.guard`: the chunkers it
-    names never cut between a heading and its first unit)."""
+    training evidence, where cited provisions' text goes (``refs``, one of
+    ``REFERENCE_PLACEMENTS``), an embedder (dense chunkers only), and the document's type with
+    the collection's policy (``lab.collection.Policy``: the by-type chunker), and whether the
+    heading guard is on (:mod:`lab.chunkers.guard`: the chunkers it names never cut between a
+    heading and its first unit). Built once per index; per document only the training and type
+    are replaced."""
 
     size: int
     overlap: int = 50
     training: Training = Training()
-    resolve_refs: bool = True
+    refs: str = "delivered"
     embedder: object | None = None
     doc_type: str = "other"
     policy: object | None = None
     heading_guard: bool = False
     tokenizer: object | None = None  # lab.tokens.Tokenizer: size and overlap count its tokens
+
+    def __post_init__(self) -> None:
+        reference_placement(self.refs)
+
+    @property
+    def resolve_refs(self) -> bool:
+        """Whether cited provisions are resolved at all (delivered or in the index only)."""
+        return self.refs != "off"
 
     @property
     def length(self) -> Callable[[str], int]:

@@ -1,6 +1,8 @@
 """The assembler on arrays across questions (``assemble_questions``) against its rule for one
 question (``assemble``), through public names: the same picks, ranks, words and cuts."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -21,8 +23,11 @@ from lab.assemble import (
 )
 from lab.generate import generate_corpus
 from lab.metrics import EvidenceSpans, verdicts
-from lab.retrieval import Retrieval
+from lab import load_collection
+from lab.retrieval import PLAIN_CELLS, Retrieval
 from lab.retrieve import Ranking
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def both_ways(scores, words, tokens, budgets, keys=None):
@@ -112,8 +117,41 @@ def generated():
 def test_results_on_arrays_equal_each_question_explained_alone(handbook, chunker, mode):
     for corpus in (handbook, generated()):
         index = LabCache().index(corpus, LabConfig(split="all", size=250), chunker)
-        retrieval = Retrieval.of(index, corpus.questions, mode)
+        retrieval = Retrieval.of(index, corpus.questions, mode, by_question=False)
         for budget in (40, 120, 400):
             results = retrieval.evaluate(budget)
             for q, result in zip(corpus.questions, results, strict=True):
                 assert explain(index, q, mode, budget).result == result
+
+
+TECHNOVA = "data/technova/collection.json"
+
+
+@pytest.mark.parametrize("mode", ["flat", "graph"])
+@pytest.mark.parametrize("chunker", ["fixed", "structure", "qes-greedy", "parent-child"])
+def test_question_by_question_and_on_arrays_give_the_same_results(handbook, chunker, mode):
+    """The one switch (``Retrieval.by_question``; by default the small retrievals go question by
+    question): the same results, metrics and kept budgets either way, with filters and
+    parent-child's delivery keys, at budgets from nothing fits to everything fits."""
+    technova = load_collection(ROOT / TECHNOVA)
+    for corpus in (handbook, technova, generated()):
+        index = LabCache().index(corpus, LabConfig(split="all", size=250), chunker)
+        plain, arrays = (
+            Retrieval.of(index, corpus.questions, mode, by_question=by) for by in (True, False)
+        )
+        assert plain.by_question_at(5) and not arrays.by_question_at(1)
+        budgets = [10, 40, 120, 400, 5000]
+        assert plain.metrics_at(budgets) == arrays.metrics_at(budgets)
+        for budget in budgets:
+            assert plain.evaluate(budget) == arrays.evaluate(budget)
+
+
+def test_small_retrievals_go_question_by_question_and_large_ones_on_arrays(handbook):
+    index = LabCache().index(handbook, LabConfig(split="all"), "structure")
+    assert len(handbook.questions) * len(index.chunks) <= PLAIN_CELLS
+    small = Retrieval.of(index, handbook.questions, "flat")
+    assert small.by_question_at(1) and not small.by_question_at(5)  # a sweep's budgets: arrays
+    big = generated()
+    index = LabCache().index(big, LabConfig(split="all", size=250), "structure")
+    assert len(big.questions) * len(index.chunks) > PLAIN_CELLS
+    assert not Retrieval.of(index, big.questions, "flat").by_question_at(1)

@@ -224,8 +224,8 @@ class Retrieval:
     def ranked(self) -> list[RankedQuestion]:
         """Per question, what its result owes to the ranking alone (the same at every budget)."""
         if self.by_question_at():
-            index = self.index
-            return [rank_question(index, q, r) for q, r in zip(self.questions, self.rankings)]
+            pairs = zip(self.questions, self.rankings, strict=True)
+            return [rank_question(self.index, q, r) for q, r in pairs]
         looks = self.looks
         heads = [row[:m] for row, m in zip(looks.order.tolist(), looks.shown.tolist(), strict=True)]
         whole = (looks.shown == looks.offered).tolist()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lab import LabCache, LabConfig, build_corpus, explain
+from lab import LabCache, LabConfig, build_corpus, explain, load_collection
 from lab.assemble import (
     FIRST_LOOK,
     NEAR_DUPLICATE,
@@ -23,7 +23,6 @@ from lab.assemble import (
 )
 from lab.generate import generate_corpus
 from lab.metrics import EvidenceSpans, verdicts
-from lab import load_collection
 from lab.retrieval import PLAIN_CELLS, Retrieval
 from lab.retrieve import Ranking
 

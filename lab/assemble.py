@@ -103,7 +103,7 @@ def assemble(
     """The rule for one question (see the module): ``ranking`` is a
     :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first; ``words`` and
     ``tokens`` (token ids) per chunk; ``keys``: delivery keys (parent-child), if any."""
-    order = ranking if isinstance(ranking, np.ndarray) else offered_order(ranking.score)
+    order = ranking if isinstance(ranking, np.ndarray) else ranking.order  # offered_order
     ranked, sizes = order.tolist(), words[order].tolist()
     least = np.minimum.accumulate(words[order][::-1])[::-1].tolist()
     positions: list[int] = []

@@ -34,7 +34,6 @@ from .metrics import (
     RankingMeans,
     evidence_spans,
     question_holders,
-    rank_question,
     rank_questions,
     ranking_means,
     ranking_means_of_scores,
@@ -224,11 +223,13 @@ class Retrieval:
     def ranked(self) -> list[RankedQuestion]:
         """Per question, what its result owes to the ranking alone (the same at every budget)."""
         if self.by_question_at():
-            pairs = zip(self.questions, self.rankings, strict=True)
-            return [rank_question(self.index, q, r) for q, r in pairs]
-        looks = self.looks
-        heads = [row[:m] for row, m in zip(looks.order.tolist(), looks.shown.tolist(), strict=True)]
-        whole = (looks.shown == looks.offered).tolist()
+            heads = [r.order.tolist() for r in self.rankings]  # whole rankings, sorted once
+            whole = [True] * len(heads)
+        else:
+            looks = self.looks
+            pairs = zip(looks.order.tolist(), looks.shown.tolist(), strict=True)
+            heads = [row[:m] for row, m in pairs]
+            whole = (looks.shown == looks.offered).tolist()
         return rank_questions(self.index, self.questions, self.rankings, heads, whole)
 
     @cached_property

@@ -393,10 +393,11 @@ def verdicts(
     of its evidence spans whole (partial) and all of them (complete): a span is in the context
     when a chunk holding it is."""
     width = int(max(spans.holder_chunk.max(initial=0), chunks.max(initial=0))) + 1
-    picked = rows * width + chunks
+    picked = np.zeros(spans.questions * width, dtype=bool)  # questions x chunks: an eighth of
+    picked[rows * width + chunks] = True  # the scores the retrieval holds
     holder = spans.question[spans.holder_span] * width + spans.holder_chunk
     inside = np.zeros(len(spans.question), dtype=bool)
-    inside[spans.holder_span[np.isin(holder, picked)]] = True
+    inside[spans.holder_span[picked[holder]]] = True
     found = np.bincount(spans.question, weights=inside, minlength=spans.questions)
     total = np.bincount(spans.question, minlength=spans.questions)
     return found > 0, found == total

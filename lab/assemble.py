@@ -104,8 +104,9 @@ def assemble(
     :class:`~lab.retrieve.Ranking` or an array of chunk indices, best first; ``words`` and
     ``tokens`` (token ids) per chunk; ``keys``: delivery keys (parent-child), if any."""
     order = ranking if isinstance(ranking, np.ndarray) else ranking.order  # offered_order
-    ranked, sizes = order.tolist(), words[order].tolist()
-    least = np.minimum.accumulate(words[order][::-1])[::-1].tolist()
+    ordered = words[order]
+    ranked, sizes = order.tolist(), ordered.tolist()
+    least = np.minimum.accumulate(ordered[::-1])[::-1].tolist()
     positions: list[int] = []
     used, seen, delivered = 0, set(), set()
     cut = len(ranked)
@@ -116,8 +117,9 @@ def assemble(
         if used + sizes[p] > budget or (keys is not None and keys[k] in delivered):
             continue
         if positions:
-            new = sum(t not in seen for t in tokens[k])
-            if new / max(1, len(tokens[k])) < novelty:
+            chunk_tokens = tokens[k]
+            new = len(chunk_tokens) - sum(map(seen.__contains__, chunk_tokens))  # repeats too
+            if new / max(1, len(chunk_tokens)) < novelty:
                 continue
         positions.append(p)
         used += sizes[p]

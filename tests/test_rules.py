@@ -13,7 +13,6 @@ from samples import corpora, zipf_weights
 
 from lab import build_corpus, build_index, load_collection
 from lab.bm25 import BM25, bm25_scores_plain
-from lab.fast import graph as fast_graph
 from lab.fast.graph import cosine_edges, seeded_power_iteration, structure_edges
 from lab.generate import generate_corpus
 from lab.graph import (
@@ -128,22 +127,13 @@ def test_cosine_edges_fast_are_the_plain_rule(n, terms, density, seed, m, tau):
     st.integers(2, 120), st.integers(2, 60), st.integers(1, 30), st.integers(0, 12),
     st.integers(0, 2**32 - 1), st.sampled_from([1, 3, 16, 10**6]),
     st.sampled_from([0.05, 0.2, 0.21, 0.5]),
-    st.sampled_from([(0.5, 1.41), (0.95, 1.05), (0.2, 3.0), (0.7, 1.2)]),
 )  # fmt: skip
 @settings(max_examples=120, deadline=None)
-def test_cosine_edges_fast_are_the_plain_rule_with_levels(
-    n, terms, length, repeats, seed, m, tau, levels
-):
-    # Zipf-like rows: a few common terms, many rows at levels above 0; the split share and
-    # growth varied, so that the bound lets many pairs through to their sequential sums
+def test_cosine_edges_fast_are_the_plain_rule_on_zipf_rows(n, terms, length, repeats, seed, m, tau):
+    # BM25-like rows: a few common terms in most rows, weighing less, the global common prefix
+    # short; copies and copies nudged by one part in 1e9 (cosines at 1 and just below, ties)
     matrix = zipf_weights(np.random.default_rng(seed), n, terms, length, repeats)
-    saved = fast_graph.SPLIT_SHARE, fast_graph.SPLIT_GROWTH
-    fast_graph.SPLIT_SHARE, fast_graph.SPLIT_GROWTH = levels
-    try:
-        got = cosine_edges(matrix, 0.5, tau, m)
-    finally:
-        fast_graph.SPLIT_SHARE, fast_graph.SPLIT_GROWTH = saved
-    assert same_arrays(got, cosine_edges_plain(matrix, 0.5, tau, m))
+    assert same_arrays(cosine_edges(matrix, 0.5, tau, m), cosine_edges_plain(matrix, 0.5, tau, m))
 
 
 @pytest.mark.parametrize("neighbours", [1, 4, 16])

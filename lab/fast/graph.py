@@ -80,17 +80,13 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
     chunk's squared norm stays below ``min_cosine``) cannot lift a pair to the threshold on their
     own, so only pairs sharing a rarer term are candidates. Chunks with the same term weights
     (repeated text) are one group: every pair between two groups has the same cosine, to the
-    last digit. Each group has a level (``_split_levels``): pairs whose lower level is 0 go
-    ``PRODUCT_ENTRIES`` product entries at a time against every group after them (each pair
-    once, a group with itself if it has two chunks); a candidate's rare dot product is SciPy's
-    ``rare @ rare.T`` sum (over the shared terms in term order, the same from either row), its
-    common one ``_sparse_row_sums`` of the dense common parts. A pair whose lower level is
-    ``l > 0`` is a candidate only if it shares a term of rank ``splits[l]`` or rarer (prefix
-    filtering): those terms' product, plus the product of the two rows' norms over the commoner
-    terms (Cauchy-Schwarz), bounds its cosine, and only the pairs the bound lets through get
-    their rare dot product summed the same way (``_sequential_dots``). Each group's strongest
-    neighbours so far are kept (``Strongest``); a candidate whose bound falls below the weakest
-    kept of both its groups cannot enter either list and is not computed further."""
+    last digit. The groups go ``PRODUCT_ENTRIES`` product entries at a time against every group
+    after them (each pair once, a group with itself if it has two chunks); a candidate's rare
+    dot product is SciPy's ``rare @ rare.T`` sum (over the shared terms in term order, the same
+    from either row), its common one ``_sparse_row_sums`` of the dense common parts. Each
+    group's strongest neighbours so far are kept (``Strongest``); a candidate whose bound (rare
+    dot plus the product of the common norms) falls below the weakest kept of both its groups
+    cannot enter either list and is not computed further."""
     n = term_weights.shape[0]
     empty = np.zeros(0, dtype=np.int64)
     if n < 2 or term_weights.nnz == 0:
@@ -123,14 +119,10 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
     rep = kept[row_of]
     common_part = _dense_columns(k, row_group[rep], terms[rep], unit[rep], is_common[rep])
     common_norm = np.sqrt(_sparse_row_sums(common_part * common_part))
-    splits, level = _split_levels(
-        row_group[by_row_rank], entry_rank[by_row_rank], mass, k, prefix, len(df), min_cosine
-    )
-    # Groups by level, then by decreasing common norm: a level-0 block's first group bounds what
-    # the common terms add to any pair from it on, so one comparison drops most of its products.
-    order = np.lexsort((-common_norm, level))
+    # Groups by decreasing common norm: a block's first group bounds what the common terms add
+    # to any pair from it on, so one comparison drops most of a block's products.
+    order = np.argsort(-common_norm, kind="stable")
     ranked_norm, several = common_norm[order], size[order] > 1
-    reach_norm = np.maximum.accumulate(ranked_norm[::-1])[::-1]  # the largest from each on
     rare = np.flatnonzero(rep & ~is_common & (unit != 0))  # by group, then by term
     counts = np.bincount(row_group[rare], minlength=k)[order]
     indptr = np.concatenate([[0], np.cumsum(counts)])
@@ -138,14 +130,28 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
     at = rare[np.repeat(group_start[order], counts) + np.arange(indptr[-1])
               - np.repeat(indptr[:-1], counts)]  # fmt: skip
     ranked = sp.csr_matrix((unit[at], terms[at], indptr), shape=(k, term_weights.shape[1]))
-    level_start = np.searchsorted(level[order], np.arange(len(splits) + 1))
+    # the entries a row's product holds at most: its terms' posting lengths
+    postings = np.bincount(ranked.indices, minlength=ranked.shape[1])
+    row_of_ranked = np.repeat(np.arange(k), np.diff(ranked.indptr))
+    reach = np.bincount(row_of_ranked, weights=postings[ranked.indices], minlength=k)
+    ends = np.cumsum(reach)
     floor = min_cosine - 1e-12
     strongest = Strongest(group, first, size, neighbours)
-
-    def add(r, c, rare_dot):
-        """Ranked pairs ``(r, c)`` at their rare dot products: bounded, computed, kept."""
-        i, j = order[r], order[c]
-        rows, cols = np.minimum(i, j), np.maximum(i, j)
+    lo = 0
+    while lo < k:
+        hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - reach[lo] + PRODUCT_ENTRIES)))
+        block, later = (ranked, ranked) if hi - lo == k else (ranked[lo:hi], ranked[lo:])
+        shared = block @ later.T  # the block against the ranks from it on
+        # a later rank's common norm is at most this row's: a bound without looking it up
+        counts = np.diff(shared.indptr)
+        bar = np.repeat(floor - ranked_norm[lo:hi] ** 2 - 1e-9, counts)
+        high = np.flatnonzero(shared.data >= bar)  # then only these: each pair once
+        r = np.searchsorted(shared.indptr, high, side="right") - 1
+        c = shared.indices[high]
+        pair = (c > r) | ((c == r) & several[lo + r])
+        near, r, c = high[pair], r[pair], c[pair]
+        i, j = order[lo + r], order[lo + c]
+        rows, cols, rare_dot = np.minimum(i, j), np.maximum(i, j), shared.data[near]
         bound = rare_dot + common_norm[rows] * common_norm[cols]
         weakest = strongest.weakest - 1e-9
         open_ = (bound >= floor) & ((bound >= weakest[rows]) | (bound >= weakest[cols]))
@@ -158,139 +164,9 @@ def cosine_edges(term_weights: sp.csr_matrix, weight: float, min_cosine: float, 
         cosine = rare_dot + common_dot
         keep = cosine >= floor
         strongest.add(rows[keep], cols[keep], cosine[keep])
-
-    for lvl, split in enumerate(splits):
-        base, end = level_start[lvl], level_start[lvl + 1]
-        if base == end:
-            continue
-        # level 0: its groups against every group after them, their rare terms; a level above:
-        # its groups against those after them, their terms of rank ``split`` or rarer
-        part = ranked
-        if lvl:  # each group's norm over the commoner terms, and the largest from it on
-            part, mid = _terms_from(ranked[base:], rank_of_term, split)
-            below = np.sqrt(ranked_norm[base:] ** 2 + mid**2)
-            reach_below = np.maximum.accumulate(below[::-1])[::-1]
-        postings = np.bincount(part.indices, minlength=part.shape[1])
-        row_of_part = np.repeat(np.arange(part.shape[0]), np.diff(part.indptr))
-        reach = np.bincount(row_of_part, weights=postings[part.indices], minlength=part.shape[0])
-        ends = np.cumsum(reach)
-        lo = base
-        while lo < end:
-            q = lo - base
-            room = ends[q] - reach[q] + PRODUCT_ENTRIES
-            hi = min(end, base + max(q + 1, int(np.searchsorted(ends, room))))
-            whole = hi - lo == part.shape[0]
-            block, later = (part, part) if whole else (part[q : hi - base], part[q:])
-            shared = block @ later.T  # the block against the ranks from it on
-            counts = np.diff(shared.indptr)
-            if lvl:  # what the commoner terms add is at most this norm times the largest after
-                bar = floor - below[q : hi - base] * reach_below[q : hi - base] - 1e-9
-            else:  # a later rank's common norm is at most the largest from this row on
-                bar = floor - ranked_norm[lo:hi] * reach_norm[lo:hi] - 1e-9
-            high = np.flatnonzero(shared.data >= np.repeat(bar, counts))  # then each pair once
-            r = np.searchsorted(shared.indptr, high, side="right") - 1
-            c = shared.indices[high]
-            pair = (c > r) | ((c == r) & several[lo + r])
-            near, r, c = high[pair], r[pair], c[pair]
-            dot = shared.data[near]
-            r, c = lo + r, lo + c
-            if lvl:  # the bound, then the rare dot products of the pairs it lets through
-                i, j = order[r], order[c]  # the common and the rare terms below, apart
-                bound = dot + common_norm[i] * common_norm[j] + mid[r - base] * mid[c - base]
-                weakest = strongest.weakest - 1e-9
-                open_ = (bound >= floor) & ((bound >= weakest[i]) | (bound >= weakest[j]))
-                r, c = r[open_], c[open_]
-                dot = _sequential_dots(ranked, r, c)
-                r, c, dot = r[dot != 0], c[dot != 0], dot[dot != 0]  # as SciPy stores no zeros
-            add(r, c, dot)
-            lo = hi
+        lo = hi
     rows, cols, cosine = strongest.edges()
     return rows, cols, weight * cosine
-
-
-SPLIT_SHARE = 0.5  # a level's commoner terms hold less than this share of min_cosine
-SPLIT_GROWTH = 1.41  # the ranks splitting the levels grow by this factor
-
-
-def _split_levels(row_of, entry_rank, mass, k, prefix, n_terms, min_cosine):
-    """The ranks splitting the levels, ``splits`` (``splits[0]`` the common prefix, then larger
-    by ``SPLIT_GROWTH``), and each group's level: the last split whose commoner terms (the ranks
-    below it) hold less than ``SPLIT_SHARE * min_cosine`` of the group's squared norm, 0 if none.
-    Entries come by group, then by rank, ``mass`` the squared norm up to each.
-
-    Prefix filtering (Bayardo et al. 2007, all pairs similarity search, with the shared-prefix
-    rule of Xiao et al. 2008): for unit rows x and y both at level ``l`` or above, the terms of
-    rank below ``splits[l]`` hold squared norms ``a, b < min_cosine / 2``, so they add at most
-    ``sqrt(a b) < min_cosine / 2`` to the cosine (Cauchy-Schwarz; floats err some 1e-13): a
-    pair reaching the threshold shares a term of rank ``splits[l]`` or rarer."""
-    level = np.zeros(k, dtype=np.int64)
-    if min_cosine <= 0 or prefix >= n_terms:
-        return np.array([prefix]), level
-    splits = [prefix]
-    while splits[-1] < n_terms:
-        splits.append(max(splits[-1] + 1, int(splits[-1] * SPLIT_GROWTH)))
-    splits = np.array(splits[:-1])
-    own = np.full(k, n_terms)  # the rank at which a group's mass reaches the share
-    heavy = np.flatnonzero(mass >= SPLIT_SHARE * min_cosine * (1 - 1e-9))
-    np.minimum.at(own, row_of[heavy], entry_rank[heavy])
-    level = np.maximum(np.searchsorted(splits, own, side="right") - 1, 0)
-    return splits, level
-
-
-def _terms_from(rare: sp.csr_matrix, rank_of_term: np.ndarray, split: int):
-    """The entries of ``rare`` whose terms are of rank ``split`` or rarer, and each row's
-    norm over its other entries."""
-    keep = rank_of_term[rare.indices] >= split
-    m = rare.shape[0]
-    row_of = np.repeat(np.arange(m), np.diff(rare.indptr))
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(row_of[keep], minlength=m))])
-    rarer = sp.csr_matrix((rare.data[keep], rare.indices[keep], indptr), shape=rare.shape)
-    below = np.bincount(row_of[~keep], weights=rare.data[~keep] ** 2, minlength=m)
-    return rarer, np.sqrt(below)
-
-
-def _sequential_dots(matrix: sp.csr_matrix, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """The dot products of rows ``i`` and ``j`` (canonical CSR; ``i`` in increasing order) as
-    SciPy's product sums them: the products of the terms both hold, added one at a time in
-    term order from 0.0. A few rows ``i`` at a time are spread on a dense table, and the terms
-    of their rows ``j`` looked up in it (``PRODUCT_ENTRIES / 4`` lookups at most at once); a
-    term row ``i`` lacks adds 0.0, which leaves every sum as it was."""
-    sums = np.zeros(len(i))
-    width, lengths = matrix.shape[1], np.diff(matrix.indptr)
-    room = PRODUCT_ENTRIES // 4
-    table = np.zeros((max(1, min(room // max(width, 1), len(i))), width))
-    distinct = np.concatenate([[0], np.cumsum(i[1:] != i[:-1])])  # each pair's row i, numbered
-    ends = np.cumsum(lengths[j])
-    lo = 0
-    while lo < len(i):
-        hi = int(np.searchsorted(ends, ends[lo] - lengths[j[lo]] + room, side="right"))
-        hi = max(lo + 1, min(hi, int(np.searchsorted(distinct, distinct[lo] + len(table)))))
-        rows = np.unique(i[lo:hi])
-        n_of = lengths[rows]
-        entry = _ranges(matrix.indptr[rows], n_of)
-        slot = np.repeat(np.arange(len(rows)), n_of)
-        table[slot, matrix.indices[entry]] = matrix.data[entry]
-        local = distinct[lo:hi] - distinct[lo]
-        other = j[lo:hi]
-        count = lengths[other]
-        by_length = np.argsort(-count, kind="stable")  # longest first: the live ones a prefix
-        count, other, local = count[by_length], other[by_length], local[by_length]
-        theirs = _ranges(matrix.indptr[other], count)
-        product = matrix.data[theirs] * table[np.repeat(local, count), matrix.indices[theirs]]
-        start, acc = np.cumsum(count) - count, np.zeros(hi - lo)
-        for step in range(int(count[0])):
-            live = int(np.searchsorted(-count, -step, side="left"))  # rows longer than step
-            acc[:live] += product[start[:live] + step]
-        sums[lo + by_length] = acc
-        table[slot, matrix.indices[entry]] = 0.0
-        lo = hi
-    return sums
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The positions ``starts[k] + 0 .. lengths[k] - 1``, range after range."""
-    offsets = np.cumsum(lengths) - lengths
-    return np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()))
 
 
 def _same_rows(matrix: sp.csr_matrix) -> np.ndarray:

@@ -3,7 +3,9 @@ that generate markdown documents and corpora with questions."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import strategies as st
 
 from lab import build_corpus, parse_document
@@ -319,3 +321,24 @@ def real_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         pytest.skip(f"{path} is not UTF-8")
+
+
+def zipf_weights(rng, n, terms, length, repeats):
+    """A canonical chunk x term matrix like BM25's: each row ``length`` or fewer terms drawn
+    by a Zipf law (a few terms in most rows), the common ones weighing less; ``repeats`` rows
+    copied and as many copied with one weight nudged (cosines near 1 and ties)."""
+    p = 1.0 / np.arange(1, terms + 1) ** 1.1
+    rows, cols = [], []
+    for i in range(n):
+        picked = np.unique(rng.choice(terms, size=int(rng.integers(1, length + 1)), p=p / p.sum()))
+        rows += [i] * len(picked)
+        cols += picked.tolist()
+    cols = np.array(cols)
+    weights = (0.2 + np.log1p(cols)) * (0.5 + rng.random(len(cols)))
+    m = sp.csr_matrix((weights, (rows, cols)), shape=(n, terms))
+    copies = rng.integers(0, n, size=repeats)
+    nudged = sp.csr_matrix(m[rng.integers(0, n, size=repeats)])
+    nudged.data[:: max(1, len(nudged.data) // max(repeats, 1))] *= 1 + 1e-9
+    m = sp.csr_matrix(sp.vstack([m, m[copies], nudged]))
+    m.sort_indices()
+    return m

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given
-from samples import corpora
+from samples import corpora, zipf_weights
 
 from lab import build_index, load_collection
 from lab.fast.graph import _dense_columns, _order_of_distinct, _sparse_row_sums, cosine_edges
@@ -210,6 +210,26 @@ def test_plain_lexical_floats_are_the_sparse_products_on_all_pairs(seed):
         brute = brute_force_lexical(matrix) if tau == 0.2 else None
         if brute is not None:
             assert set(got) == set(brute)
+
+
+@pytest.mark.parametrize("tau", [0.2, 0.1, 0.5])
+@pytest.mark.parametrize("seed", range(8))
+def test_pairs_sharing_a_rare_term_hold_every_pair_at_the_threshold(seed, tau):
+    # the candidates (pairs sharing a term past the common prefix) are a superset of the edges:
+    # on BM25-like rows, whose common prefix is short, every pair at the threshold by the
+    # all-pairs cosine is an edge of the plain rule and of the fast path
+    rng = np.random.default_rng(seed)
+    matrix = zipf_weights(rng, 150, int(rng.integers(8, 80)), int(rng.integers(3, 40)), 10)
+    dense = matrix.toarray()
+    unit = dense / np.linalg.norm(dense, axis=1)[:, None]
+    i, j = np.nonzero(np.triu(unit @ unit.T >= tau - 1e-12, k=1))
+    assert len(i) > 5
+    want = set(zip(i.tolist(), j.tolist(), strict=True))
+    for edges in (
+        cosine_edges_plain(matrix, 0.5, tau, 10**6),
+        cosine_edges(matrix, 0.5, tau, 10**6),
+    ):
+        assert set(zip(edges[0].tolist(), edges[1].tolist(), strict=True)) == want
 
 
 def test_sparse_row_sums_are_scipys():

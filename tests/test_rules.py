@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from samples import corpora
+from samples import corpora, zipf_weights
 
 from lab import build_corpus, build_index, load_collection
 from lab.bm25 import BM25, bm25_scores_plain
@@ -120,6 +120,19 @@ def random_weights(rng, n, terms, density):
 @settings(max_examples=80, deadline=None)
 def test_cosine_edges_fast_are_the_plain_rule(n, terms, density, seed, m, tau):
     matrix = random_weights(np.random.default_rng(seed), n, terms, density)
+    assert same_arrays(cosine_edges(matrix, 0.5, tau, m), cosine_edges_plain(matrix, 0.5, tau, m))
+
+
+@given(
+    st.integers(2, 120), st.integers(2, 60), st.integers(1, 30), st.integers(0, 12),
+    st.integers(0, 2**32 - 1), st.sampled_from([1, 3, 16, 10**6]),
+    st.sampled_from([0.05, 0.2, 0.21, 0.5]),
+)  # fmt: skip
+@settings(max_examples=120, deadline=None)
+def test_cosine_edges_fast_are_the_plain_rule_on_zipf_rows(n, terms, length, repeats, seed, m, tau):
+    # BM25-like rows: a few common terms in most rows, weighing less, the global common prefix
+    # short; copies and copies nudged by one part in 1e9 (cosines at 1 and just below, ties)
+    matrix = zipf_weights(np.random.default_rng(seed), n, terms, length, repeats)
     assert same_arrays(cosine_edges(matrix, 0.5, tau, m), cosine_edges_plain(matrix, 0.5, tau, m))
 
 

@@ -44,11 +44,12 @@ from .metrics import (
 from .retrieve import RERANK_TOP, Ranking, rank_scored
 
 KEPT_BUDGETS = 16  # per retrieval: the assemblies and results of this many budgets are kept
-# Questions x chunks x budgets at most assembled (and questions x chunks at most ranked) question by
-# question by the plain rules (``assemble``, ``rank_question``), not on the arrays: each step of
-# the array walk costs the same NumPy calls however few rows it moves, while it walks every budget
-# at once. Measured: the handbook's run (25 questions, 15-25 chunks, one budget) half the time;
-# about even at 1,500 cells; a sweep's five budgets faster on the arrays from 1,300 x 5.
+# Questions x chunks x budgets at most assembled (and questions x chunks at most ranked) question
+# by question by the plain rules (``assemble``; ``rank_questions`` over each ranking's one sort),
+# not on the arrays: each step of the array walk costs the same NumPy calls however few rows it
+# moves, while it walks every budget at once. Measured: the handbook's run (25 questions, 15-25
+# chunks, one budget) half the time; about even at 1,500 cells; a sweep's five budgets faster on
+# the arrays from 1,300 x 5.
 PLAIN_CELLS = 1024
 
 

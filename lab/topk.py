@@ -2,11 +2,12 @@
 
 Many rows are served without sorting them. Each row gets a floor, a lower bound on its ``k``-th
 best score: the ``k``-th largest of any ``k`` or more of its entries is one. Dense rows are cut
-into ``RUNS_PER_K * k`` runs of neighbouring entries and the ``k``-th largest run maximum is the
-floor (those ``k`` maxima are ``k`` distinct entries). Sparse rows do the same with runs of a
-fixed length (a power of two, so that all their maxima come from halving the entries pairwise),
-raised to the caller's floor when it has one (BM25 knows one from its terms), and then take a
-second floor from the first ``REFINE_WIDTH`` entries at or above the first when many are left.
+into ``RUNS_PER_K * k`` disjoint sets (every ``RUNS_PER_K * k``-th entry; the few after the last
+whole round in none), and the ``k``-th largest set maximum is the floor (those ``k`` maxima are
+``k`` distinct entries). Sparse rows do the same with runs of a fixed length (a power of two,
+so that all their maxima come from halving the entries pairwise), raised to the caller's floor
+when it has one (BM25 knows one from its terms), and then take a second floor from the first
+``REFINE_WIDTH`` entries at or above the first when many are left.
 Only the entries at or above the floor (a few more than ``k``) are sorted, by score, then index.
 """
 
@@ -42,12 +43,15 @@ def top_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
     q, n = scores.shape
     if k <= 0 or q == 0 or n == 0:
         return [np.zeros(0, dtype=np.int64) for _ in range(q)]
-    flat = np.ascontiguousarray(scores).ravel()
+    matrix = np.ascontiguousarray(scores)
+    flat = matrix.ravel()
     floor = np.full(q, POSITIVE)
     runs = RUNS_PER_K * k
     if n > runs:
-        starts = (np.arange(q) * n)[:, None] + np.arange(runs) * n // runs
-        maxima = np.maximum.reduceat(flat, starts.ravel()).reshape(q, runs)
+        # sets of every runs-th entry (disjoint as runs are; a view, no copy; the last few
+        # entries in none), their maxima one elementwise reduction
+        length = n // runs
+        maxima = matrix[:, : runs * length].reshape(q, length, runs).max(axis=1)
         floor = np.fmax(floor, _kth_largest(maxima, k))
     at = np.flatnonzero(scores >= floor[:, None])
     return best_first(at // n, at % n, flat[at], q, k)

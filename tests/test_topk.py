@@ -50,6 +50,21 @@ def test_top_rows_matches_a_full_sort_ties_in_index_order(scores, k):
     ]
 
 
+def test_top_rows_finds_the_best_scores_after_the_last_whole_round_of_the_floors_sets():
+    """The floor's sets take every 4k-th entry up to the last whole round: a row's best scores in
+    the entries after it (in no set) are still found, first."""
+    k = 3
+    n = 4 * k * 5 + 7  # seven entries after the last whole round
+    scores = np.zeros((3, n))
+    scores[0, -7:] = [9.0, 8.0, 0.0, 7.0, 0.0, 6.5, 6.0]  # the best ones, all in the tail
+    scores[0, :20] = 1.0
+    scores[1, -1] = 0.5  # the only positive score is the last entry
+    scores[2, ::5] = 2.0  # ties everywhere, the tail's too: index order
+    expected = [full_sort(row.tolist(), k) for row in scores]
+    assert [t.tolist() for t in top_rows(scores, k)] == expected
+    assert expected[0] == [n - 7, n - 6, n - 4] and expected[1] == [n - 1]
+
+
 def test_top_rows_of_a_hand_made_matrix():
     scores = np.zeros((2, 100))
     scores[0, [7, 70, 40, 3]] = [2.0, 9.0, 2.0, 2.0]  # 9 first, then the 2s in index order

@@ -235,8 +235,8 @@ class Retrieval:
 
     @cached_property
     def _means(self) -> RankingMeans:
-        """``ranking_means(self.ranked)`` on the arrays (``ranking_means_of_scores``): a sweep
-        builds no ``RankedQuestion``); from ``ranked`` question by question when small."""
+        """``ranking_means(self.ranked)``: on the arrays (``ranking_means_of_scores``, so that a
+        sweep builds no ``RankedQuestion``), or from ``ranked`` when question by question."""
         if self.by_question_at():
             return ranking_means(self.ranked)
         looks = self.looks
